@@ -1,0 +1,22 @@
+// decisions §5: a credential is only valid from loopback clients. The Host header must name the
+// bridge exactly (DNS-rebinding defence), and an Origin, when present, must be a loopback origin.
+
+export function createHostCheck(port: () => number): (host: string | undefined) => boolean {
+  let cachedPort = -1;
+  let allowed: Set<string> = new Set();
+  return function hostAllowed(host) {
+    if (host === undefined) return false;
+    const current = port();
+    if (current !== cachedPort) {
+      cachedPort = current;
+      allowed = new Set([`127.0.0.1:${current}`, `localhost:${current}`]);
+    }
+    return allowed.has(host.toLowerCase());
+  };
+}
+
+const LOOPBACK_ORIGIN = /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$/i;
+
+export function originAllowed(origin: string | undefined): boolean {
+  return origin === undefined || LOOPBACK_ORIGIN.test(origin);
+}

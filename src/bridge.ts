@@ -1,0 +1,308 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { MessageChannel, type Worker } from 'node:worker_threads';
+import { serve, type ServerType } from '@hono/node-server';
+import type { Server } from 'node:http';
+import type { DestinationStream, Logger } from 'pino';
+import { Admission } from './admission/semaphore.ts';
+import { CredentialTable, sha256 } from './auth/credentials.ts';
+import { ALL_PERMISSIONS } from './auth/permissions.ts';
+import { COMMANDS } from './commands/index.ts';
+import { CommandRegistry } from './commands/registry.ts';
+import { watchKillSwitch } from './config/kill-switch.ts';
+import { loadConfig } from './config/load.ts';
+import { execute } from './dispatch/execute.ts';
+import { GameQueue } from './dispatch/game-queue.ts';
+import { CommandPool } from './dispatch/pool.ts';
+import { createApp } from './http/app.ts';
+import { DEFAULT_TIMINGS, LIMITS, type Timings } from './limits.ts';
+import { createLogger } from './log/logger.ts';
+import { LegacySession, type Session } from './session/session.ts';
+import type { CallerContext } from './shared/caller.ts';
+import { createSharedState, kEnabled, kQueued, kStopping } from './shared/layout.ts';
+import type { BridgeInfo, GameThreadControl, GameThreadData, GameThreadEvent } from './shared/protocol.ts';
+import { startThread } from './shared/start-thread.ts';
+import { MOD_VERSION } from './version.ts';
+
+export interface BridgeOptions {
+  /** The game's plugin config directory (decisions §1): bridge.toml, agents.json, saves/. Default ./.bridge */
+  configDir?: string;
+  /** Overrides `[Bridge] port`; 0 picks a free port (tests). */
+  port?: number;
+  /** Path or file URL of the game module (decisions §6). Default: the built-in sandbox world. */
+  game?: string | URL;
+  /** Passed to the game's init() as `custom`. */
+  gameOptions?: unknown;
+  /** Shorter timing rules for tests; the defaults are the spec's. */
+  timings?: Partial<Timings>;
+  /** Where log lines go (default: stderr). */
+  logDestination?: DestinationStream;
+  logger?: Logger;
+  /** Pool threads (default: 2..4 by core count). */
+  poolThreads?: number;
+}
+
+export interface BridgeStats {
+  /** Admission slots held now. */
+  slotsInUse: number;
+  /** Requests waiting for a slot. */
+  waiting: number;
+  /** Dispatcher entries queued or running. */
+  dispatcherPending: number;
+  /** Actions posted to the game thread and not yet drained. */
+  queued: number;
+  poolThreads: number;
+}
+
+export interface BridgeHandle {
+  url: string;
+  port: number;
+  /** The legacy-mode token (bridge.toml). Never printed by the bridge. */
+  token: string;
+  configPath: string;
+  info: BridgeInfo;
+  stats(): BridgeStats;
+  close(): Promise<void>;
+}
+
+export const SANDBOX_GAME = new URL('./game/index.ts', import.meta.url);
+const GAME_THREAD = new URL('../workers/game-thread.ts', import.meta.url);
+
+/** Wiring only: config → log → game thread → pool → server (decisions §6: the library API). */
+export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHandle> {
+  const configDir = resolve(options.configDir ?? '.bridge');
+  const loaded = loadConfig(configDir, options.port === undefined ? {} : { port: options.port });
+  const { config } = loaded;
+  const timings: Timings = { ...DEFAULT_TIMINGS, ...options.timings };
+  const log = options.logger ?? createLogger(options.logDestination ? { destination: options.logDestination } : {});
+  for (const key of loaded.unknownKeys) log.warn({ config: loaded.path, key }, `bridge.toml: unknown key ${key} ignored`);
+
+  const shared = createSharedState();
+  Atomics.store(shared.control, kEnabled, config.enabled ? 1 : 0);
+  const gameUrl = toGameUrl(options.game);
+  const session: Session = new LegacySession();
+
+  const { port1: actionPort, port2: gameActionPort } = new MessageChannel();
+  const threadData: GameThreadData = {
+    sharedBuffer: shared.buffer,
+    gameUrl: gameUrl.href,
+    init: {
+      seed: config.Game.seed,
+      zonesX: 4,
+      zonesY: 4,
+      suppressStartupWindow: config.Game.suppress_startup_window,
+      custom: options.gameOptions,
+    },
+    fps: config.Game.fps,
+    timings,
+    actionPort: gameActionPort,
+  };
+  const gameThread = startThread(GAME_THREAD, { workerData: threadData, transferList: [gameActionPort], name: 'gcb-game' });
+  let ready: Extract<GameThreadEvent, { type: 'ready' }>;
+  try {
+    ready = await waitForReady(gameThread, log);
+  } catch (err) {
+    actionPort.close();
+    await gameThread.terminate();
+    throw err;
+  }
+  const queue = new GameQueue(actionPort, shared, timings);
+
+  const info: BridgeInfo = {
+    modVersion: MOD_VERSION,
+    gameVersion: ready.version,
+    engineVersion: process.version,
+    gameAssemblySha256: fileSha256(gameUrl),
+    multiAgent: session.multiAgent,
+    scenario: session.scenario,
+    agentCount: session.agentCount,
+    configDir,
+    savesDir: resolve(configDir, config.Game.saves_dir),
+  };
+  const registry = new CommandRegistry(COMMANDS, new Set(ready.functions), log);
+  const capabilities = JSON.stringify({
+    mod_version: info.modVersion,
+    game_version: info.gameVersion,
+    engine_version: info.engineVersion,
+    game_assembly_sha256: info.gameAssemblySha256,
+    commands: registry.descriptors,
+  });
+
+  const pool = new CommandPool({
+    shared,
+    gameUrl: gameUrl.href,
+    info,
+    timings,
+    ...(options.poolThreads === undefined ? {} : { threads: options.poolThreads }),
+    hooks: {
+      frame: (command, phase, input, caller) => queue.submit(command, phase, input, caller).then((answer) => answer.outcome),
+      session: (name, input, caller) => session.call(name, input, caller),
+    },
+  });
+
+  const legacy: CallerContext = {
+    agentId: 'legacy',
+    agentIndex: 0,
+    role: 'god',
+    permissions: ALL_PERMISSIONS,
+    claimedKingdomId: null,
+    scenario: 'sandbox',
+    partialIntel: false,
+    turnBased: false,
+    legacyMode: true,
+  };
+  const credentials = new CredentialTable([{ digest: sha256(config.Bridge.token), caller: legacy }]);
+  const admission = new Admission(config.Bridge.max_concurrent_requests, timings.admissionWaitMs);
+  const killSwitch = watchKillSwitch({
+    path: loaded.path,
+    initial: config.enabled,
+    intervalMs: timings.killSwitchReloadMs,
+    log,
+    onChange: (enabled) => Atomics.store(shared.control, kEnabled, enabled ? 1 : 0),
+  });
+
+  let port = config.Bridge.port;
+  const app = createApp({
+    port: () => port,
+    credentials,
+    enabled: () => killSwitch.enabled,
+    registry,
+    admission,
+    session,
+    shared,
+    info,
+    log,
+    maxBodyBytes: config.Bridge.max_body_bytes,
+    capabilities,
+    execute: (def, args, caller) => execute(def, args, caller, queue, pool),
+  });
+
+  let server: ServerType;
+  try {
+    server = await listen(app.fetch, port);
+  } catch (err) {
+    killSwitch.stop();
+    await pool.destroy();
+    await gameThread.terminate();
+    throw err;
+  }
+  port = ((server as Server).address() as { port: number }).port;
+  const url = `http://127.0.0.1:${port}`;
+  log.info({ url, config: loaded.path, mod_version: MOD_VERSION, game: fileURLToPath(gameUrl) }, 'bridge listening');
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      // decisions §1: stop accepting, answer what waits with BUSY, let started actions finish
+      // (at most the grace period), then close the threads.
+      Atomics.store(shared.control, kStopping, 1);
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      (server as Server).closeIdleConnections();
+      admission.close();
+      queue.close();
+      await Promise.race([waitUntil(() => admission.inUse === 0), sleep(timings.shutdownGraceMs)]);
+      await queue.drained(50);
+      killSwitch.stop();
+      gameThread.postMessage({ type: 'stop' } satisfies GameThreadControl);
+      await Promise.race([new Promise((done) => gameThread.once('exit', done)), sleep(200)]);
+      await gameThread.terminate();
+      queue.fail({ ok: false, code: 'BUSY', message: 'the bridge is shutting down; nothing reached the world, retry later' });
+      actionPort.close();
+      await pool.destroy();
+      (server as Server).closeAllConnections();
+      await closed;
+      log.info('bridge closed');
+      if (!options.logger) log.flush();
+    })();
+    return closing;
+  };
+
+  return {
+    url,
+    port,
+    token: config.Bridge.token,
+    configPath: loaded.path,
+    info,
+    stats: () => ({
+      slotsInUse: admission.inUse,
+      waiting: admission.waiting,
+      dispatcherPending: queue.pending,
+      queued: Atomics.load(shared.control, kQueued),
+      poolThreads: pool.threads,
+    }),
+    close,
+  };
+}
+
+function toGameUrl(game: string | URL | undefined): URL {
+  if (game === undefined) return SANDBOX_GAME;
+  if (game instanceof URL) return game;
+  return game.startsWith('file:') ? new URL(game) : pathToFileURL(resolve(game));
+}
+
+/** game_assembly_sha256: the SHA-256 of the game module's file (decisions §6). */
+function fileSha256(url: URL): string {
+  return createHash('sha256').update(readFileSync(url)).digest('hex');
+}
+
+function waitForReady(worker: Worker, log: Logger): Promise<Extract<GameThreadEvent, { type: 'ready' }>> {
+  return new Promise((resolvePromise, reject) => {
+    const cleanup = () => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    const onMessage = (event: GameThreadEvent) => {
+      if (event.type === 'ready') {
+        cleanup();
+        // From now on the game thread only reports log lines (a game update that threw, say).
+        worker.on('message', (later: GameThreadEvent) => {
+          if (later.type === 'log') log[later.level](later.detail ?? {}, later.msg);
+        });
+        resolvePromise(event);
+      } else if (event.type === 'fatal') {
+        cleanup();
+        reject(new Error(`the game module failed to start: ${event.message}`));
+      }
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(new Error(`the game thread failed to start: ${err.message}`));
+    };
+    const onExit = (code: number) => {
+      cleanup();
+      reject(new Error(`the game thread exited with code ${code} during startup`));
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+  });
+}
+
+function listen(fetch: (request: Request) => Response | Promise<Response>, port: number): Promise<ServerType> {
+  return new Promise((resolvePromise, reject) => {
+    const server = serve({
+      fetch,
+      port,
+      hostname: '127.0.0.1', // spec: loopback only, whatever the config says ("localhost" binds here too)
+      serverOptions: {
+        headersTimeout: LIMITS.headersTimeoutMs,
+        requestTimeout: LIMITS.requestTimeoutMs,
+        keepAliveTimeout: LIMITS.keepAliveTimeoutMs,
+        connectionsCheckingInterval: LIMITS.connectionsCheckingIntervalMs,
+      },
+    });
+    server.once('listening', () => resolvePromise(server));
+    server.once('error', reject);
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms).unref());
+}
+
+async function waitUntil(predicate: () => boolean): Promise<void> {
+  while (!predicate()) await sleep(10);
+}

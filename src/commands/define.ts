@@ -1,0 +1,76 @@
+import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
+import type { PermissionRule } from '../auth/permissions.ts';
+import type { Timings } from '../limits.ts';
+import type { CallerContext } from '../shared/caller.ts';
+import type { GameFunctionName, GameModule } from '../shared/game-module.ts';
+import type { SharedState } from '../shared/layout.ts';
+import type { BridgeInfo } from '../shared/protocol.ts';
+import type { JobRegistry } from '../dispatch/jobs.ts';
+
+export const JSON_SCHEMA_DRAFT = 'https://json-schema.org/draft/2020-12/schema';
+
+export type Category = 'meta' | 'bus' | 'discovery' | 'action' | 'read' | 'control';
+
+/** What a frame handler gets, on the game thread, inside a frame. */
+export interface FrameEnv<A> {
+  /** The game module; the functions in `binds` are guaranteed present. */
+  game: Required<GameModule>;
+  args: A;
+  caller: CallerContext;
+  /** The per-frame job registry (invoke_power pulses). */
+  jobs: JobRegistry;
+  shared: SharedState;
+  timings: Timings;
+}
+
+/** What a pool handler gets, on a pool thread. */
+export interface PoolEnv<A> {
+  args: A;
+  caller: CallerContext;
+  info: BridgeInfo;
+  shared: SharedState;
+  timings: Timings;
+  /** Queue one of this command's frame phases on the dispatcher and wait for its value. */
+  frame(phase: string, input?: unknown): Promise<unknown>;
+  /** A call to the session state, which the main loop owns (decisions §4). */
+  session(name: string, input?: unknown): Promise<unknown>;
+  /** The game module, for its pure pool functions (generation, parsing, encoding). */
+  game(): Promise<Required<GameModule>>;
+}
+
+export interface CommandDef<S extends TObject = TObject, R extends TSchema = TSchema> {
+  name: string;
+  category: Category;
+  description: string;
+  /** The args' JSON Schema; ranges are enforced (BAD_ARGS), asset ids and coordinates are not. */
+  args: S;
+  /** The result's schema: documentation and the typed client's source, not enforced at runtime. */
+  result: R;
+  /** decisions §4: the permission the command needs (checked in spec step 4). */
+  permission: PermissionRule;
+  /** spec rule 3: the game functions the command binds to; a game lacking one disables it. */
+  binds: readonly GameFunctionName[];
+  /** spec: whether the command's first step runs on the main (game) thread. */
+  requiresMainThread: boolean;
+  /** decisions §4: gated by the turn in turn-based sessions. Default: categories action and control. */
+  turnGated?: boolean;
+  /** Main-thread commands: the frame step. May return a promise settled by later frames (pulses). */
+  frame?: (env: FrameEnv<Static<S>>) => unknown;
+  /** Frame phases a pool command queues by name (generate_world's world swap). */
+  phases?: Record<string, (env: FrameEnv<Static<S>>, input: never) => unknown>;
+  /** Pool commands: the whole command. Main-thread commands: an optional step after the frame. */
+  pool?: (env: PoolEnv<Static<S>>, frameValue: never) => unknown;
+}
+
+/** Identity with inference; fills the defaults every command shares. */
+export function defineCommand<S extends TObject, R extends TSchema>(def: CommandDef<S, R>): CommandDef<S, R> {
+  return { ...def, turnGated: def.turnGated ?? (def.category === 'action' || def.category === 'control') };
+}
+
+/** Args of a command that takes none: `{}` only. */
+export const NoArgs = Type.Object({}, { additionalProperties: false });
+
+/** The descriptor schema: the args schema as JSON Schema 2020-12. */
+export function describeSchema(schema: TSchema): Record<string, unknown> {
+  return { $schema: JSON_SCHEMA_DRAFT, ...(JSON.parse(JSON.stringify(schema)) as Record<string, unknown>) };
+}

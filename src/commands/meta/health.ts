@@ -1,0 +1,46 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { kEnabled, kTick, type SharedState } from '../../shared/layout.ts';
+import type { BridgeInfo } from '../../shared/protocol.ts';
+import { defineCommand, NoArgs } from '../define.ts';
+
+export const HealthObject = Type.Object({
+  ok: Type.Literal(true),
+  mod_version: Type.String(),
+  game_version: Type.String(),
+  engine_version: Type.String(),
+  game_assembly_sha256: Type.String(),
+  tick: Type.Integer(),
+  enabled: Type.Boolean(),
+  multi_agent: Type.Boolean(),
+  scenario: Type.String(),
+  agent_count: Type.Integer(),
+});
+export type HealthObject = Static<typeof HealthObject>;
+
+/** The health object from shared memory alone: no frame is awaited (GET /health and the command). */
+export function buildHealth(info: BridgeInfo, shared: SharedState): HealthObject {
+  return {
+    ok: true,
+    mod_version: info.modVersion,
+    game_version: info.gameVersion,
+    engine_version: info.engineVersion,
+    game_assembly_sha256: info.gameAssemblySha256,
+    tick: Atomics.load(shared.control, kTick),
+    enabled: Atomics.load(shared.control, kEnabled) === 1,
+    multi_agent: info.multiAgent,
+    scenario: info.scenario,
+    agent_count: info.agentCount,
+  };
+}
+
+export default defineCommand({
+  name: 'health',
+  category: 'meta',
+  description: 'Bridge and game versions, the current tick, the kill switch and the session mode.',
+  args: NoArgs,
+  result: HealthObject,
+  permission: {},
+  binds: [],
+  requiresMainThread: false,
+  pool: (env) => buildHealth(env.info, env.shared),
+});

@@ -1,0 +1,7 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+
+// One Ajv (draft 2020-12) for the bridge's own schemas: command args and the config files.
+// strict: false because TypeBox adds keywords Ajv does not know (e.g. `default` inside unions).
+export function createAjv(options: { useDefaults?: boolean } = {}): Ajv2020 {
+  return new Ajv2020({ allErrors: false, strict: false, useDefaults: options.useDefaults ?? true, coerceTypes: false });
+}

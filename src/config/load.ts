@@ -1,0 +1,154 @@
+import { randomInt } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import toml from 'toml';
+import type { TSchema } from '@sinclair/typebox';
+import { LIMITS } from '../limits.ts';
+import { createAjv } from './ajv.ts';
+import { BridgeToml, SECTIONS } from './schema.ts';
+
+export const CONFIG_FILE = 'bridge.toml';
+
+/** A config the bridge refuses to start with. `message` is the one line shown to the user. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadedConfig {
+  config: BridgeToml;
+  path: string;
+  created: boolean;
+  /** Unknown keys found, for one warning each (decisions §2: a warning, not a refusal). */
+  unknownKeys: string[];
+}
+
+const validate = createAjv().compile<BridgeToml>(BridgeToml);
+
+const TOKEN_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** decisions §1: 48 characters of [A-Za-z0-9] from crypto (randomInt is unbiased). */
+export function generateToken(): string {
+  let token = '';
+  for (let i = 0; i < LIMITS.tokenLength; i++) token += TOKEN_ALPHABET[randomInt(TOKEN_ALPHABET.length)];
+  return token;
+}
+
+function template(token: string): string {
+  return `# Game Control Bridge configuration. Written on first launch; edit freely.
+enabled = true                 # kill switch, re-read every 2 s
+
+[Bridge]
+host = "127.0.0.1"             # "127.0.0.1" or "localhost"; the bridge never listens beyond loopback
+port = ${LIMITS.portDefault}                    # 1..65535; --port overrides
+max_concurrent_requests = ${LIMITS.maxConcurrentDefault}    # 1..64, read once at startup
+token = "${token}"
+max_body_bytes = ${LIMITS.maxBodyBytesDefault}       # request bodies above this are refused
+
+[Game]
+suppress_startup_window = true
+fps = ${LIMITS.fpsDefault}                       # frame rate of the game thread, 1..240
+saves_dir = "saves"            # relative to the config dir
+seed = 1234                    # seed of the world generated at startup
+`;
+}
+
+/**
+ * Reads `bridge.toml` from the config dir, creating dir and file on first launch. The file is
+ * created with mode 0600 in the same open() call, so the token is never readable by others, not
+ * even for a moment.
+ */
+export function loadConfig(configDir: string, overrides: { port?: number } = {}): LoadedConfig {
+  const dir = resolve(configDir);
+  const path = join(dir, CONFIG_FILE);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  let created = false;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new ConfigError(`${path}: cannot read: ${(err as Error).message}`);
+    text = template(generateToken());
+    const fd = openSync(path, 'wx', 0o600);
+    try {
+      writeSync(fd, text);
+    } finally {
+      closeSync(fd);
+    }
+    created = true;
+  }
+  const raw = parseToml(path, text);
+  if (overrides.port !== undefined) {
+    raw.Bridge = { ...(isTable(raw.Bridge) ? raw.Bridge : {}), port: overrides.port };
+  }
+  const config = checkConfig(path, raw);
+  return { config, path, created, unknownKeys: findUnknownKeys(raw) };
+}
+
+export function parseToml(path: string, text: string): Record<string, unknown> {
+  try {
+    return toml.parse(text) as Record<string, unknown>;
+  } catch (err) {
+    const e = err as Error & { line?: number; column?: number };
+    const where = e.line !== undefined ? ` (line ${e.line}, column ${e.column})` : '';
+    throw new ConfigError(`${path}: not valid TOML${where}: ${e.message}`);
+  }
+}
+
+/** Validates and fills defaults; the first problem becomes one line naming the key and what it allows. */
+export function checkConfig(path: string, raw: Record<string, unknown>): BridgeToml {
+  if (validate(raw)) return raw;
+  const error = validate.errors?.[0];
+  const segments = (error?.instancePath ?? '').split('/').filter(Boolean);
+  if (error?.keyword === 'required') segments.push(String(error.params.missingProperty));
+  const key = segments.length > 1 ? `[${segments[0]}] ${segments.slice(1).join('.')}` : (segments[0] ?? '(top level)');
+  const schema = schemaAt(segments);
+  const value = valueAt(raw, segments);
+  const shown = value === undefined ? 'is missing' : `= ${JSON.stringify(value)} is not allowed`;
+  let hint = schema ? allowedValues(schema) : 'see the README config table';
+  if (segments[0] === 'Bridge' && segments[1] === 'host') hint += ': the bridge listens on loopback only';
+  if (segments[0] === 'Bridge' && segments[1] === 'token') hint += ' (delete the key and bridge.toml to get a fresh one)';
+  throw new ConfigError(`${path}: ${key} ${shown}; allowed: ${hint}`);
+}
+
+function schemaAt(segments: string[]): TSchema | undefined {
+  let schema: TSchema | undefined = BridgeToml;
+  for (const segment of segments) schema = (schema?.properties as Record<string, TSchema> | undefined)?.[segment];
+  return schema;
+}
+
+function valueAt(raw: Record<string, unknown>, segments: string[]): unknown {
+  let value: unknown = raw;
+  for (const segment of segments) value = isTable(value) ? value[segment] : undefined;
+  return value;
+}
+
+function allowedValues(schema: TSchema): string {
+  if (Array.isArray(schema.anyOf)) return (schema.anyOf as TSchema[]).map((s) => JSON.stringify(s.const)).join(' or ');
+  if (schema.type === 'integer') return `an integer from ${schema.minimum} to ${schema.maximum}`;
+  if (schema.type === 'boolean') return 'true or false';
+  if (schema.type === 'string' && schema.pattern) return `a string matching ${schema.pattern}`;
+  if (schema.type === 'string') return 'a non-empty string';
+  return 'a table';
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function findUnknownKeys(raw: Record<string, unknown>): string[] {
+  const unknown: string[] = [];
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === 'enabled') continue;
+    const section = SECTIONS[key];
+    if (!section) {
+      unknown.push(key);
+      continue;
+    }
+    const known = section.properties as Record<string, unknown>;
+    for (const inner of Object.keys(isTable(value) ? value : {})) if (!(inner in known)) unknown.push(`[${key}] ${inner}`);
+  }
+  return unknown;
+}

@@ -1,0 +1,104 @@
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { toFailure, type Outcome } from '../errors/bridge-error.ts';
+import { LIMITS, type Timings } from '../limits.ts';
+import type { CommandDef, FrameEnv } from '../commands/define.ts';
+import type { GameModule } from '../shared/game-module.ts';
+import {
+  ENTRY_EXPIRED,
+  ENTRY_QUEUED,
+  ENTRY_STARTED,
+  kFrames,
+  kQueued,
+  kTick,
+  sharedNow,
+  type SharedState,
+} from '../shared/layout.ts';
+import type { ActionMessage, ActionReply } from '../shared/protocol.ts';
+import { JobRegistry } from './jobs.ts';
+
+export interface FrameDrainer {
+  /** One bridge frame: publish the tick, drain at most 32 actions, step the per-frame jobs. */
+  drainFrame(): void;
+  readonly jobs: JobRegistry;
+}
+
+/**
+ * The game-thread half of the dispatcher. Actions wait in the MessagePort's own queue; each frame
+ * pulls at most 32 with receiveMessageOnPort, so whatever is not drained stays queued in order.
+ * spec: MAIN_THREAD_TIMEOUT is decided just before an action would start, by a compare-and-swap
+ * on its state word that races the main loop's own deadline timer; exactly one side wins.
+ */
+export function createDrainer(options: {
+  port: MessagePort;
+  shared: SharedState;
+  game: GameModule;
+  commands: ReadonlyMap<string, CommandDef>;
+  timings: Timings;
+}): FrameDrainer {
+  const { port, shared, commands, timings } = options;
+  const { control, entries, startedAt } = shared;
+  const jobs = new JobRegistry(control);
+  const game = options.game as Required<GameModule>;
+
+  function reply(message: ActionReply): void {
+    port.postMessage(message);
+  }
+
+  function publishTick(): void {
+    Atomics.store(control, kTick, game.currentTick() | 0);
+  }
+
+  function start(action: ActionMessage, now: number): void {
+    startedAt[action.slot] = now;
+    const def = commands.get(action.command);
+    const handler = action.phase === 'run' ? def?.frame : def?.phases?.[action.phase];
+    const t0 = performance.now();
+    const finish = (outcome: Outcome<unknown>) =>
+      reply({ kind: 'done', slot: action.slot, id: action.id, outcome, runMs: performance.now() - t0 });
+    if (!handler) {
+      finish(toFailure(new Error(`no frame handler ${action.command}.${action.phase}`)));
+      return;
+    }
+    const env: FrameEnv<unknown> = { game, args: action.input, caller: action.caller, jobs, shared, timings };
+    try {
+      const value = (handler as (env: FrameEnv<unknown>, input: unknown) => unknown)(env, action.input);
+      if (value instanceof Promise) {
+        // A started action is never cut off: a deferred one (pulses) answers when its job ends.
+        value.then(
+          (settled) => finish({ ok: true, value: settled }),
+          (err: unknown) => finish(toFailure(err)),
+        );
+      } else {
+        finish({ ok: true, value });
+      }
+    } catch (err) {
+      finish(toFailure(err));
+    }
+  }
+
+  function drainFrame(): void {
+    publishTick();
+    for (let drained = 0; drained < LIMITS.actionsPerFrame; drained++) {
+      const received = receiveMessageOnPort(port);
+      if (received === undefined) break;
+      Atomics.sub(control, kQueued, 1);
+      const action = received.message as ActionMessage;
+      const now = sharedNow();
+      if (now - action.enqueuedAt > timings.queueDeadlineMs) {
+        const won = Atomics.compareExchange(entries, action.slot, ENTRY_QUEUED, ENTRY_EXPIRED) === ENTRY_QUEUED;
+        reply({ kind: won ? 'expired' : 'skipped', slot: action.slot, id: action.id });
+        continue;
+      }
+      if (Atomics.compareExchange(entries, action.slot, ENTRY_QUEUED, ENTRY_STARTED) !== ENTRY_QUEUED) {
+        reply({ kind: 'skipped', slot: action.slot, id: action.id });
+        continue;
+      }
+      start(action, now);
+    }
+    jobs.step();
+    publishTick();
+    Atomics.add(control, kFrames, 1);
+  }
+
+  return { drainFrame, jobs };
+}

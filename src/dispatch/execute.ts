@@ -1,0 +1,29 @@
+import type { Outcome } from '../errors/bridge-error.ts';
+import type { CommandDef } from '../commands/define.ts';
+import type { CallerContext } from '../shared/caller.ts';
+import type { GameQueue } from './game-queue.ts';
+import type { CommandPool } from './pool.ts';
+
+export interface Execution {
+  outcome: Outcome<unknown>;
+  queueWaitMs: number;
+  runMs: number;
+  /** Set when the answer left before the work ended (backstop): the slot is held until it resolves. */
+  settled: Promise<void> | null;
+}
+
+/**
+ * spec step 5: a command that needs the main thread is queued straight on the dispatcher (no pool
+ * hop, the main loop is the bottleneck); its optional pool step (encoding, writing) follows. A
+ * command that does not need it runs on a pool thread and queues only its frame calls.
+ */
+export async function execute(def: CommandDef, args: unknown, caller: CallerContext, queue: GameQueue, pool: CommandPool): Promise<Execution> {
+  if (!def.requiresMainThread) {
+    const answer = await pool.run({ command: def.name, args, caller });
+    return { outcome: answer.outcome, queueWaitMs: 0, runMs: answer.runMs, settled: null };
+  }
+  const framed = await queue.submit(def.name, 'run', args, caller);
+  if (!def.pool || !framed.outcome.ok) return framed;
+  const after = await pool.run({ command: def.name, args, caller, frameValue: framed.outcome.value });
+  return { outcome: after.outcome, queueWaitMs: framed.queueWaitMs, runMs: framed.runMs + after.runMs, settled: null };
+}

@@ -1,0 +1,190 @@
+import type { MessagePort } from 'node:worker_threads';
+import { type Failure, type Outcome } from '../errors/bridge-error.ts';
+import { LIMITS, type Timings } from '../limits.ts';
+import type { CallerContext } from '../shared/caller.ts';
+import {
+  ENTRY_EXPIRED,
+  ENTRY_FREE,
+  ENTRY_QUEUED,
+  ENTRY_STARTED,
+  kQueued,
+  sharedNow,
+  type SharedState,
+} from '../shared/layout.ts';
+import type { ActionMessage, ActionReply } from '../shared/protocol.ts';
+
+/** What the dispatcher answers for one queued action. */
+export interface QueueAnswer {
+  outcome: Outcome<unknown>;
+  /** ms between queueing and the start (or the drop). */
+  queueWaitMs: number;
+  /** ms the action ran on the game thread (0 when it never started). */
+  runMs: number;
+  /**
+   * Set when the answer came before the action finished (the 60 s backstop): it resolves when the
+   * action really ends. The request keeps its slot until then, so in-flight work never exceeds
+   * the limit (decisions §5).
+   */
+  settled: Promise<void> | null;
+}
+
+interface Entry {
+  id: number;
+  slot: number;
+  enqueuedAt: number;
+  answer: ((answer: QueueAnswer) => void) | null;
+  timer: NodeJS.Timeout | null;
+  settle: (() => void) | null;
+}
+
+export const TIMEOUT_MESSAGE = (ms: number) =>
+  `the command waited more than ${ms / 1000} s for a game frame and was dropped before it ran; nothing reached the world, retry when the game is responsive`;
+
+/**
+ * The main-loop half of the dispatcher: queues actions for the game thread and owns their
+ * deadlines. Every entry has a state word in shared memory; the 30 s deadline is a CAS from
+ * queued to expired, so a stalled game thread still gets its waiters answered on time, and an
+ * expired action can never start later.
+ */
+export class GameQueue {
+  readonly #port: MessagePort;
+  readonly #shared: SharedState;
+  readonly #timings: Timings;
+  readonly #entries = new Map<number, Entry>();
+  readonly #free: number[] = [];
+  #nextId = 1;
+  #closed = false;
+
+  constructor(port: MessagePort, shared: SharedState, timings: Timings) {
+    this.#port = port;
+    this.#shared = shared;
+    this.#timings = timings;
+    for (let slot = LIMITS.dispatcherEntries - 1; slot >= 0; slot--) this.#free.push(slot);
+    port.on('message', (reply: ActionReply) => this.#onReply(reply));
+  }
+
+  /** Entries queued or running right now. */
+  get pending(): number {
+    return this.#entries.size;
+  }
+
+  submit(command: string, phase: string, input: unknown, caller: CallerContext): Promise<QueueAnswer> {
+    if (this.#closed) return Promise.resolve(immediate(busy('the bridge is shutting down')));
+    const slot = this.#free.pop();
+    if (slot === undefined) return Promise.resolve(immediate(busy('the dispatcher queue is full')));
+    const id = this.#nextId++;
+    const enqueuedAt = sharedNow();
+    return new Promise<QueueAnswer>((resolve) => {
+      const entry: Entry = { id, slot, enqueuedAt, answer: resolve, timer: null, settle: null };
+      this.#entries.set(slot, entry);
+      Atomics.store(this.#shared.entries, slot, ENTRY_QUEUED);
+      Atomics.add(this.#shared.control, kQueued, 1);
+      const message: ActionMessage = { slot, id, command, phase, input, caller, enqueuedAt };
+      this.#port.postMessage(message);
+      entry.timer = setTimeout(() => this.#onDeadline(entry), this.#timings.queueDeadlineMs);
+    });
+  }
+
+  /** Closing: what is still queued is answered BUSY and never runs; started actions finish. */
+  close(): void {
+    this.#closed = true;
+    for (const entry of this.#entries.values()) {
+      if (Atomics.compareExchange(this.#shared.entries, entry.slot, ENTRY_QUEUED, ENTRY_EXPIRED) === ENTRY_QUEUED) {
+        this.#answer(entry, busy('the bridge is shutting down'), 0);
+      }
+    }
+  }
+
+  /** The game thread is gone: everything pending fails now. */
+  fail(failure: Failure): void {
+    for (const entry of this.#entries.values()) {
+      this.#answer(entry, failure, 0);
+      this.#release(entry);
+    }
+  }
+
+  /** Resolves when no started action is left (or after `ms`). */
+  async drained(ms: number): Promise<void> {
+    const until = Date.now() + ms;
+    while (Date.now() < until && [...this.#entries.values()].some((e) => Atomics.load(this.#shared.entries, e.slot) === ENTRY_STARTED)) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  #onDeadline(entry: Entry): void {
+    entry.timer = null;
+    const state = Atomics.compareExchange(this.#shared.entries, entry.slot, ENTRY_QUEUED, ENTRY_EXPIRED);
+    if (state === ENTRY_QUEUED) {
+      this.#answer(entry, timeout(TIMEOUT_MESSAGE(this.#timings.queueDeadlineMs)), sharedNow() - entry.enqueuedAt);
+      return;
+    }
+    if (state === ENTRY_STARTED) {
+      // Started in time: from here only the handler backstop, counted from the start, applies.
+      const started = this.#shared.startedAt[entry.slot]!;
+      const left = Math.max(0, started + this.#timings.handlerBackstopMs - sharedNow());
+      entry.timer = setTimeout(() => this.#onBackstop(entry), left);
+    }
+  }
+
+  #onBackstop(entry: Entry): void {
+    entry.timer = null;
+    if (!entry.answer) return;
+    const seconds = this.#timings.handlerBackstopMs / 1000;
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    entry.settle = settle;
+    const started = this.#shared.startedAt[entry.slot]!;
+    const answer = entry.answer;
+    entry.answer = null;
+    answer({
+      outcome: timeout(`the command started but did not finish within the ${seconds} s handler backstop; it still runs to completion in the game`),
+      queueWaitMs: started - entry.enqueuedAt,
+      runMs: sharedNow() - started,
+      settled,
+    });
+  }
+
+  #onReply(reply: ActionReply): void {
+    const entry = this.#entries.get(reply.slot);
+    if (!entry || entry.id !== reply.id) return;
+    if (reply.kind === 'done') {
+      const started = this.#shared.startedAt[entry.slot]!;
+      this.#answer(entry, reply.outcome, started - entry.enqueuedAt, reply.runMs);
+    } else if (reply.kind === 'expired') {
+      this.#answer(entry, timeout(TIMEOUT_MESSAGE(this.#timings.queueDeadlineMs)), sharedNow() - entry.enqueuedAt);
+    }
+    // 'skipped': already answered by the deadline timer; the game thread has now let go of the entry.
+    this.#release(entry);
+  }
+
+  #answer(entry: Entry, outcome: Outcome<unknown>, queueWaitMs: number, runMs = 0): void {
+    if (entry.timer) {
+      clearTimeout(entry.timer);
+      entry.timer = null;
+    }
+    const answer = entry.answer;
+    if (!answer) return;
+    entry.answer = null;
+    answer({ outcome, queueWaitMs, runMs, settled: null });
+  }
+
+  #release(entry: Entry): void {
+    if (entry.timer) clearTimeout(entry.timer);
+    entry.settle?.();
+    this.#entries.delete(entry.slot);
+    Atomics.store(this.#shared.entries, entry.slot, ENTRY_FREE);
+    this.#free.push(entry.slot);
+  }
+}
+
+function immediate(failure: Failure): QueueAnswer {
+  return { outcome: failure, queueWaitMs: 0, runMs: 0, settled: null };
+}
+
+function busy(message: string): Failure {
+  return { ok: false, code: 'BUSY', message: `${message}; nothing reached the world, retry later` };
+}
+
+function timeout(message: string): Failure {
+  return { ok: false, code: 'MAIN_THREAD_TIMEOUT', message };
+}

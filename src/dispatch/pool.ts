@@ -1,0 +1,106 @@
+import { availableParallelism } from 'node:os';
+import type { MessagePort } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { toFailure, type Failure, type Outcome } from '../errors/bridge-error.ts';
+import type { Timings } from '../limits.ts';
+import type { CallerContext } from '../shared/caller.ts';
+import type { SharedState } from '../shared/layout.ts';
+import type { BridgeInfo, PoolHello, PoolReply, PoolRequest, PoolTask, PoolWorkerData } from '../shared/protocol.ts';
+
+const WORKER = new URL('../../workers/command-worker.ts', import.meta.url);
+
+export interface PoolHooks {
+  /** A frame call from a pool command: queued on the dispatcher like any action. */
+  frame(command: string, phase: string, input: unknown, caller: CallerContext): Promise<Outcome<unknown>>;
+  /** A call to the session state the main loop owns. */
+  session(name: string, input: unknown, caller: CallerContext): Promise<Outcome<unknown>>;
+}
+
+export interface PoolAnswer {
+  outcome: Outcome<unknown>;
+  runMs: number;
+}
+
+/**
+ * The command pool (piscina). Workers await frames and session calls, so a worker must not be
+ * pinned by one task: several tasks share a worker (concurrentTasksPerWorker) and atomics are off,
+ * so a worker's event loop stays free to receive its replies between tasks.
+ */
+export class CommandPool {
+  readonly #pool: Piscina;
+  readonly #timings: Timings;
+
+  constructor(options: { shared: SharedState; gameUrl: string; info: BridgeInfo; timings: Timings; hooks: PoolHooks; threads?: number }) {
+    this.#timings = options.timings;
+    const workerData: PoolWorkerData = {
+      sharedBuffer: options.shared.buffer,
+      gameUrl: options.gameUrl,
+      info: options.info,
+      timings: options.timings,
+    };
+    const threads = options.threads ?? Math.max(2, Math.min(4, availableParallelism()));
+    this.#pool = new Piscina({
+      filename: WORKER.href,
+      workerData,
+      minThreads: threads,
+      maxThreads: threads,
+      concurrentTasksPerWorker: 16,
+      atomics: 'disabled',
+      idleTimeout: Number.POSITIVE_INFINITY,
+    });
+    this.#pool.on('message', (message: PoolHello) => {
+      if (message && typeof message === 'object' && 'gcbRpcPort' in message) serveRpc(message.gcbRpcPort, options.hooks);
+    });
+    // A worker that dies fails its own tasks (answered as GAME_CRASH); the pool replaces it.
+    this.#pool.on('error', () => {});
+  }
+
+  /** Threads alive now (tests watch the pool replace a dead worker). */
+  get threads(): number {
+    return this.#pool.threads.length;
+  }
+
+  /**
+   * Runs a pool task under the handler backstop: past it the task is aborted, which makes piscina
+   * terminate and replace its worker, and the answer is 504 naming the backstop.
+   */
+  async run(task: PoolTask): Promise<PoolAnswer> {
+    const t0 = performance.now();
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.#timings.handlerBackstopMs);
+    try {
+      const outcome = (await this.#pool.run(task, { signal: controller.signal })) as Outcome<unknown>;
+      return { outcome, runMs: performance.now() - t0 };
+    } catch (err) {
+      const outcome: Failure = controller.signal.aborted
+        ? {
+            ok: false,
+            code: 'MAIN_THREAD_TIMEOUT',
+            message: `the command did not finish within the ${this.#timings.handlerBackstopMs / 1000} s handler backstop and was aborted`,
+          }
+        : toFailure(err);
+      return { outcome, runMs: performance.now() - t0 };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async destroy(): Promise<void> {
+    await this.#pool.destroy();
+  }
+}
+
+function serveRpc(port: MessagePort, hooks: PoolHooks): void {
+  port.on('message', (request: PoolRequest) => {
+    const pending =
+      request.op === 'frame'
+        ? hooks.frame(request.command, request.phase, request.input, request.caller)
+        : hooks.session(request.name, request.input, request.caller);
+    pending.then(
+      (outcome) => port.postMessage({ rid: request.rid, outcome } satisfies PoolReply),
+      (err: unknown) => port.postMessage({ rid: request.rid, outcome: toFailure(err) } satisfies PoolReply),
+    );
+  });
+  // The port must not keep the process alive once the pool is destroyed.
+  port.unref();
+}

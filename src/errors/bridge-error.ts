@@ -1,0 +1,116 @@
+import { distance } from 'fastest-levenshtein';
+import { ERROR_STATUS, isErrorCode, type ErrorCode } from './codes.ts';
+
+/** spec: error.exception, present for game crashes and game rejections. */
+export interface ExceptionInfo {
+  type: string;
+  message: string;
+  stack_top: string;
+}
+
+/** The one error class of the bridge. Threads never throw it across a boundary: see toFailure(). */
+export class BridgeError extends Error {
+  readonly code: ErrorCode;
+  readonly exception: ExceptionInfo | undefined;
+  readonly didYouMean: string[] | undefined;
+
+  constructor(code: ErrorCode, message: string, extra: { exception?: ExceptionInfo; didYouMean?: string[] } = {}) {
+    super(message);
+    this.name = 'BridgeError';
+    this.code = code;
+    this.exception = extra.exception;
+    this.didYouMean = extra.didYouMean;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+/** The plain form of an error that crosses postMessage or piscina (classes do not survive). */
+export interface Failure {
+  ok: false;
+  code: ErrorCode;
+  message: string;
+  exception?: ExceptionInfo;
+  did_you_mean?: string[];
+}
+
+export type Outcome<T> = { ok: true; value: T } | Failure;
+
+export function badArgs(message: string): BridgeError {
+  return new BridgeError('BAD_ARGS', message);
+}
+
+export function outOfBounds(message: string): BridgeError {
+  return new BridgeError('OUT_OF_BOUNDS', message);
+}
+
+/** For game modules: throw gameRejected('why') to refuse an action logically (422 GAME_REJECTED). */
+export function gameRejected(message: string, type = 'GameRejected'): BridgeError {
+  // The probe's top frame is the game code that refused, not this helper.
+  const probe = new Error(message);
+  Error.captureStackTrace(probe, gameRejected);
+  return new BridgeError('GAME_REJECTED', message, { exception: describeException(probe, type) });
+}
+
+/** UNKNOWN_ASSET with up to 5 suggestions from `known`, nearest first (spec: did_you_mean). */
+export function unknownAsset(field: string, value: string, known: readonly string[]): BridgeError {
+  return new BridgeError('UNKNOWN_ASSET', `${field} '${value}' does not exist in this game build`, {
+    didYouMean: nearest(value, known, 5),
+  });
+}
+
+export function describeException(err: unknown, type?: string): ExceptionInfo {
+  if (err instanceof Error) {
+    const frames = (err.stack ?? '').split('\n').slice(1);
+    const top = frames.find((line) => line.trim().startsWith('at '))?.trim() ?? '';
+    return { type: type ?? err.constructor?.name ?? err.name, message: err.message, stack_top: top };
+  }
+  return { type: typeof err, message: String(err), stack_top: '' };
+}
+
+/**
+ * Turns anything thrown by a command or a game into a Failure. Errors that carry one of the
+ * game-raisable codes keep it (a game module may not share our class, so the code is duck-typed);
+ * everything else is GAME_CRASH with the exception's type, message and top frame.
+ */
+export function toFailure(err: unknown): Failure {
+  if (err instanceof BridgeError) return failureOf(err);
+  const code = (err as { code?: unknown } | null)?.code;
+  if (err instanceof Error && isErrorCode(code) && RAISABLE.has(code)) {
+    const failure: Failure = { ok: false, code, message: err.message };
+    if (code === 'GAME_REJECTED') failure.exception = describeException(err);
+    const suggestions = (err as { didYouMean?: unknown }).didYouMean;
+    if (Array.isArray(suggestions)) failure.did_you_mean = suggestions.map(String);
+    return failure;
+  }
+  const exception = describeException(err);
+  return { ok: false, code: 'GAME_CRASH', message: `${exception.type}: ${exception.message}`, exception };
+}
+
+const RAISABLE = new Set<ErrorCode>(['BAD_ARGS', 'UNKNOWN_ASSET', 'OUT_OF_BOUNDS', 'GAME_REJECTED', 'BUSY', 'TURN_NOT_YOURS', 'PERMISSION_DENIED']);
+
+export function failureOf(err: BridgeError): Failure {
+  const failure: Failure = { ok: false, code: err.code, message: err.message };
+  if (err.exception) failure.exception = err.exception;
+  if (err.didYouMean) failure.did_you_mean = err.didYouMean;
+  return failure;
+}
+
+export function errorOf(failure: Failure): BridgeError {
+  const extra: { exception?: ExceptionInfo; didYouMean?: string[] } = {};
+  if (failure.exception) extra.exception = failure.exception;
+  if (failure.did_you_mean) extra.didYouMean = failure.did_you_mean;
+  return new BridgeError(failure.code, failure.message, extra);
+}
+
+/** The `count` entries of `known` nearest to `value` by Levenshtein distance; ties keep catalogue order. */
+export function nearest(value: string, known: readonly string[], count: number): string[] {
+  const needle = value.toLowerCase();
+  return known
+    .map((id, index) => ({ id, index, d: distance(needle, id.toLowerCase()) }))
+    .sort((a, b) => a.d - b.d || a.index - b.index)
+    .slice(0, count)
+    .map((entry) => entry.id);
+}

@@ -1,0 +1,230 @@
+import { randomUUID } from 'node:crypto';
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { Logger } from 'pino';
+import type { Admission } from '../admission/semaphore.ts';
+import { presentedToken, type CredentialTable } from '../auth/credentials.ts';
+import { createHostCheck, originAllowed } from '../auth/host-origin.ts';
+import { missingPermission } from '../auth/permissions.ts';
+import type { CommandRegistry } from '../commands/registry.ts';
+import { buildHealth } from '../commands/meta/health.ts';
+import { failureOf, toFailure, type Failure } from '../errors/bridge-error.ts';
+import type { ErrorCode } from '../errors/codes.ts';
+import type { Execution } from '../dispatch/execute.ts';
+import type { CommandDef } from '../commands/define.ts';
+import type { Session } from '../session/session.ts';
+import type { CallerContext } from '../shared/caller.ts';
+import { kTick, type SharedState } from '../shared/layout.ts';
+import type { BridgeInfo } from '../shared/protocol.ts';
+import { isJsonContentType, parseCommandBody } from './body.ts';
+import { errorBody, statusOf, successBody } from './envelope.ts';
+
+export interface AppDeps {
+  /** The port the bridge listens on (the Host check needs it; known only after listen with port 0). */
+  port(): number;
+  credentials: CredentialTable;
+  enabled(): boolean;
+  registry: CommandRegistry;
+  admission: Admission;
+  session: Session;
+  shared: SharedState;
+  info: BridgeInfo;
+  log: Logger;
+  maxBodyBytes: number;
+  /** Pre-serialised GET /capabilities body, built once at startup. */
+  capabilities: string;
+  execute(def: CommandDef, args: unknown, caller: CallerContext): Promise<Execution>;
+}
+
+/** One log line per request (issue: agent, command, status, code, waits and run time). */
+interface RequestLog {
+  rid: string;
+  method: string;
+  path: string;
+  agent: string | null;
+  command: string | null;
+  status: number;
+  code: ErrorCode | null;
+  admission_wait_ms: number;
+  queue_wait_ms: number;
+  run_ms: number;
+  ms: number;
+}
+
+type Env = { Variables: { rid: string; caller: CallerContext; line: RequestLog } };
+
+const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+const JSON_HEADERS = 'application/json';
+
+/**
+ * The HTTP front end. It never listens (tests call app.request()) and never touches the world: it
+ * authenticates, parses, admits and hands commands to the dispatcher or the pool.
+ * decisions §5 order: Host/Origin → credential (401) → DISABLED → body → name (404) → args (400)
+ * → admission (503) → permission (403) → turn (409) → run.
+ */
+export function createApp(deps: AppDeps): Hono<Env> {
+  const app = new Hono<Env>();
+  const hostAllowed = createHostCheck(deps.port);
+
+  const send = (c: Context<Env>, status: number, body: string, extra?: Record<string, string>): Response => {
+    const line = c.get('line');
+    line.status = status;
+    return c.body(body, status as 200, { 'content-type': JSON_HEADERS, 'x-request-id': c.get('rid'), ...extra });
+  };
+
+  const fail = (c: Context<Env>, failure: Failure, command: string, args: unknown): Response => {
+    c.get('line').code = failure.code;
+    const extra = failure.code === 'BUSY' ? { 'retry-after': '1' } : undefined;
+    return send(c, statusOf(failure), errorBody(failure, command, args), extra);
+  };
+
+  app.use('*', async function authenticate(c, next) {
+    const t0 = performance.now();
+    const header = c.req.header('x-request-id');
+    const rid = header !== undefined && REQUEST_ID.test(header) ? header : randomUUID();
+    const line: RequestLog = {
+      rid,
+      method: c.req.method,
+      path: c.req.path,
+      agent: null,
+      command: null,
+      status: 0,
+      code: null,
+      admission_wait_ms: 0,
+      queue_wait_ms: 0,
+      run_ms: 0,
+      ms: 0,
+    };
+    c.set('rid', rid);
+    c.set('line', line);
+    // spec step 1: before any work is queued, so a bad token never takes a slot. A credential is
+    // only valid from a loopback client naming the bridge in Host (DNS rebinding defence).
+    const caller =
+      hostAllowed(c.req.header('host')) && originAllowed(c.req.header('origin'))
+        ? deps.credentials.resolve(presentedToken(c.req.header('authorization'), c.req.header('x-wb-token')))
+        : null;
+    if (caller === null) {
+      c.res = fail(c, { ok: false, code: 'UNAUTHORIZED', message: 'missing or wrong credential: send Authorization: Bearer <token> (the token is in bridge.toml) from 127.0.0.1' }, '', {});
+    } else {
+      line.agent = caller.agentId;
+      c.set('caller', caller);
+      deps.session.touch(caller);
+      await next();
+    }
+    line.ms = round(performance.now() - t0);
+    deps.log.info(line, 'request');
+  });
+
+  // spec: never gated by admission; served from descriptors built once at startup.
+  app.get('/capabilities', (c) => send(c, 200, deps.capabilities));
+
+  // spec: gated by the admission limit like a command; decisions §5: the health object itself.
+  app.get('/health', async (c) => {
+    const line = c.get('line');
+    const t0 = performance.now();
+    const permit = await deps.admission.acquire(c.req.raw.signal);
+    line.admission_wait_ms = round(performance.now() - t0);
+    if (permit === null) return fail(c, busy(deps.admission.waitMs), 'health', {});
+    try {
+      return send(c, 200, JSON.stringify(buildHealth(deps.info, deps.shared)));
+    } finally {
+      permit.release();
+    }
+  });
+
+  app.post(
+    '/cmd',
+    function killSwitch(c, next) {
+      // decisions §5: DISABLED after authentication, before the body is read.
+      if (!deps.enabled()) {
+        return Promise.resolve(fail(c, { ok: false, code: 'DISABLED', message: 'the bridge is disabled (enabled = false in bridge.toml); set it to true, no restart needed' }, '', {}));
+      }
+      if (!isJsonContentType(c.req.header('content-type'))) {
+        return Promise.resolve(fail(c, { ok: false, code: 'BAD_ARGS', message: 'Content-Type must be application/json' }, '', {}));
+      }
+      return next();
+    },
+    bodyLimit({
+      maxSize: deps.maxBodyBytes,
+      onError: (c) =>
+        fail(c as Context<Env>, {
+          ok: false,
+          code: 'BAD_ARGS',
+          message: `request body is larger than the ${deps.maxBodyBytes}-byte limit ([Bridge] max_body_bytes); load large worlds by path, not bytes_b64`,
+        }, '', {}),
+    }),
+    async (c) => {
+      const line = c.get('line');
+      const caller = c.get('caller');
+      let bytes: Uint8Array;
+      try {
+        bytes = new Uint8Array(await c.req.arrayBuffer());
+      } catch {
+        return fail(c, { ok: false, code: 'BAD_ARGS', message: 'request body could not be read' }, '', {});
+      }
+      const request = parseCommandBody(bytes);
+      if (request instanceof Error) return fail(c, failureOf(request), '', {});
+      const { name, args } = request;
+      line.command = name;
+      const registered = deps.registry.get(name);
+      if (!registered) {
+        const message = deps.registry.disabledReason(name) ?? `unknown command '${name}': GET /capabilities lists the commands`;
+        return fail(c, { ok: false, code: 'UNKNOWN_COMMAND', message }, name, args);
+      }
+      if (!registered.validate(args)) {
+        const error = registered.validate.errors?.[0];
+        const where = error?.instancePath ? `args${error.instancePath.replaceAll('/', '.')}` : 'args';
+        const detail = error?.keyword === 'additionalProperties' ? `has unknown property '${String(error.params.additionalProperty)}'` : (error?.message ?? 'is invalid');
+        return fail(c, { ok: false, code: 'BAD_ARGS', message: `${where} ${detail} (GET /capabilities has the schema)` }, name, args);
+      }
+      const t0 = performance.now();
+      const permit = await deps.admission.acquire(c.req.raw.signal);
+      line.admission_wait_ms = round(performance.now() - t0);
+      if (permit === null) return fail(c, busy(deps.admission.waitMs), name, args);
+      let holdUntil: Promise<void> | null = null;
+      try {
+        const def = registered.def;
+        // spec step 4: permission, then turn, both before any game-state work.
+        const missing = missingPermission(def.permission, caller.permissions);
+        if (missing !== null) {
+          return fail(c, { ok: false, code: 'PERMISSION_DENIED', message: `agent '${caller.agentId}' (role ${caller.role}) lacks the ${missing} permission that '${name}' needs` }, name, args);
+        }
+        const turn = deps.session.checkTurn(def, caller);
+        if (turn !== null) return fail(c, failureOf(turn), name, args);
+        const run = await deps.execute(def, args, caller);
+        holdUntil = run.settled;
+        line.queue_wait_ms = round(run.queueWaitMs);
+        line.run_ms = round(run.runMs);
+        if (!run.outcome.ok) return fail(c, run.outcome, name, args);
+        let body: string;
+        try {
+          body = successBody(run.outcome.value, Atomics.load(deps.shared.control, kTick));
+        } catch (err) {
+          return fail(c, toFailure(err), name, args);
+        }
+        return send(c, 200, body);
+      } finally {
+        // spec step 6: the slot goes back once the answer is serialised, or, after a backstop
+        // answer, once the work it stands for has really ended.
+        if (holdUntil) void holdUntil.then(() => permit.release());
+        else permit.release();
+      }
+    },
+  );
+
+  // decisions §5: any other path or method, after authentication.
+  app.all('*', (c) => fail(c, { ok: false, code: 'UNKNOWN_COMMAND', message: `no such endpoint: ${c.req.method} ${c.req.path} (endpoints: GET /health, GET /capabilities, POST /cmd)` }, '', {}));
+
+  app.onError((err, c) => fail(c, toFailure(err), c.get('line')?.command ?? '', {}));
+
+  return app;
+}
+
+function busy(waitMs: number): Failure {
+  return { ok: false, code: 'BUSY', message: `all admission slots stayed taken for ${waitMs / 1000} s; nothing reached the world, retry` };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}
+

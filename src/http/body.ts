@@ -1,0 +1,73 @@
+import { BridgeError, badArgs } from '../errors/bridge-error.ts';
+import { LIMITS } from '../limits.ts';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+export interface CommandRequest {
+  name: string;
+  /** The args as received ({} when absent), validated later against the command's schema. */
+  args: Record<string, unknown>;
+}
+
+/** decisions §5: application/json, parameters such as charset allowed. */
+export function isJsonContentType(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const semicolon = value.indexOf(';');
+  const type = (semicolon === -1 ? value : value.slice(0, semicolon)).trim().toLowerCase();
+  return type === 'application/json';
+}
+
+/**
+ * Parses the body of POST /cmd. Every failure is 400 BAD_ARGS (decisions §5): not UTF-8, nested
+ * deeper than 64, malformed JSON, not an object, `name` missing or not a string, `args` not an
+ * object. JSON.parse keeps `__proto__` as an own property, so no prototype is ever touched; for
+ * duplicate keys the last one wins, as JSON.parse does.
+ */
+export function parseCommandBody(bytes: Uint8Array): CommandRequest | BridgeError {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return badArgs('request body is not valid UTF-8');
+  }
+  if (exceedsDepth(text, LIMITS.maxJsonDepth)) {
+    return badArgs(`request body is nested deeper than ${LIMITS.maxJsonDepth} levels`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (err) {
+    return badArgs(`request body is not valid JSON: ${(err as Error).message}`);
+  }
+  if (!isPlainObject(body)) return badArgs('request body must be a JSON object {"name": ..., "args": {...}}');
+  const { name, args } = body;
+  if (typeof name !== 'string') return badArgs('"name" must be a string naming a command (GET /capabilities lists them)');
+  if (args !== undefined && !isPlainObject(args)) return badArgs('"args" must be a JSON object');
+  return { name, args: (args ?? {}) as Record<string, unknown> };
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** True when brackets outside strings nest deeper than `max`: checked before parsing, in one pass. */
+export function exceedsDepth(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) {
+      inString = true;
+    } else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > max) return true;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+export { BridgeError };

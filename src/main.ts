@@ -1,0 +1,66 @@
+// The command line: `npm start -- [--config-dir DIR] [--port N] [--game MODULE]` (decisions §1).
+import { parseArgs } from 'node:util';
+import { startBridge } from './bridge.ts';
+import { ConfigError } from './config/load.ts';
+
+const USAGE = 'usage: npm start -- [--config-dir DIR] [--port N] [--game MODULE]';
+
+export async function main(argv: string[]): Promise<void> {
+  let values: { 'config-dir'?: string; port?: string; game?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        'config-dir': { type: 'string' },
+        port: { type: 'string' },
+        game: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    fatal(`${(err as Error).message}\n${USAGE}`);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port < 1 || port > 65535) fatal(`--port ${values.port} is not allowed; allowed: an integer from 1 to 65535`);
+  }
+  let bridge;
+  try {
+    bridge = await startBridge({
+      ...(values['config-dir'] === undefined ? {} : { configDir: values['config-dir'] }),
+      ...(port === undefined ? {} : { port }),
+      ...(values.game === undefined ? {} : { game: values.game }),
+    });
+  } catch (err) {
+    if (err instanceof ConfigError) fatal(err.message);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') fatal(`port ${port ?? 'from bridge.toml'} is already in use; pick another with --port N or [Bridge] port`);
+    fatal(`the bridge could not start: ${(err as Error).message}`);
+  }
+  // decisions §1: one line with the URL, the config file and mod_version; never the token.
+  process.stdout.write(`Game Control Bridge ${bridge.info.modVersion} listening on ${bridge.url} (config: ${bridge.configPath})\n`);
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    bridge.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+function fatal(message: string): never {
+  process.stderr.write(`gcb: ${message}\n`);
+  process.exit(2);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main(process.argv.slice(2));

@@ -1,0 +1,215 @@
+// The one interface between the bridge and a game. A game module is an ES module whose named
+// exports implement (part of) GameModule. It is loaded by path: inside the game-thread worker for
+// the frame functions, and lazily inside pool workers for the pure "pool" functions.
+//
+// Thread rules (docs/game-module.md says the same for embedders):
+// - "game thread" functions run only inside the game-thread worker, one at a time, between frames
+//   (or from a per-frame job). They may read and write the world.
+// - "pool" functions are pure: they get plain data, return plain data, and never touch the live
+//   world. They run on a pool thread so heavy work (generation, parsing, encoding) never costs a frame.
+// A game refuses an action by throwing an error whose `code` is 'GAME_REJECTED' (see
+// `gameRejected()` in src/errors); any other thrown error becomes GAME_CRASH.
+//
+// Every function but `version`, `init`, `update` and `currentTick` is optional: a command whose
+// functions are missing is disabled at startup (spec rule 3), and every other command keeps working.
+
+export interface GameInitOptions {
+  /** Seed of the first world (`[Game] seed`). */
+  seed: number;
+  /** Size of the first world in 64×64 zones. */
+  zonesX: number;
+  zonesY: number;
+  /** `[Game] suppress_startup_window`: false shows the welcome window, which freezes the simulation. */
+  suppressStartupWindow: boolean;
+  /** `startBridge({ gameOptions })`, passed through untouched (structured-cloned; SharedArrayBuffers are shared). */
+  custom?: unknown;
+}
+
+/** What the bridge hands a game that drives its own frames (see `run`). */
+export interface GameHost {
+  /** Run one bridge frame: publish the tick, drain up to 32 queued actions, step per-frame jobs. */
+  drainFrame(): void;
+  /** Resolves when the bridge shuts down; the game's loop should stop then. */
+  readonly stopped: Promise<void>;
+}
+
+export interface AssetInfo {
+  id: string;
+  [field: string]: unknown;
+}
+
+export interface SpeedInfo {
+  id: string;
+  multiplier: number;
+}
+
+export interface UiState {
+  window_active: boolean;
+  current_window: string | null;
+  config_paused: boolean;
+  effective_paused: boolean;
+  world_loading: boolean;
+}
+
+export interface WorldState {
+  width: number;
+  height: number;
+  seed: number;
+  tick: number;
+  paused: boolean;
+  population_alive: number;
+  population_lifetime: number;
+  kingdoms_alive: number;
+  kingdoms_ever_created: number;
+  cities_alive: number;
+  cities_ever_created: number;
+}
+
+export interface TileReport {
+  x: number;
+  y: number;
+  tile_id: string;
+  top_id: string | null;
+  height: number;
+  actors: Array<{ name: string; asset_id: string; kingdom_id: number | null }>;
+  actor_count: number;
+}
+
+export interface KingdomInfo {
+  id: number;
+  name: string;
+  race: string;
+  king_name: string | null;
+  capital_id: number | null;
+  cities_count: number;
+  units_count: number;
+  wild: boolean;
+}
+
+export interface CityInfo {
+  id: number;
+  name: string;
+  kingdom_id: number;
+  kingdom_name: string;
+  leader_name: string | null;
+  building_count: number;
+  unit_count: number;
+}
+
+export interface ActorQuery {
+  race?: string;
+  kingdom_id?: number;
+  in_rect?: { x: number; y: number; w: number; h: number };
+  alive: boolean;
+  limit: number;
+  offset: number;
+}
+
+export interface ActorRow {
+  name: string;
+  asset_id: string;
+  kingdom_id: number | null;
+  x: number;
+  y: number;
+}
+
+export interface SpawnOutcome {
+  spawned: number;
+  failed: number;
+  names: string[];
+}
+
+export interface PaintOutcome {
+  painted: number;
+  skipped: number;
+}
+
+export interface WorldParams {
+  zonesX: number;
+  zonesY: number;
+  seed: number;
+}
+
+/**
+ * A copy of the whole world as plain data (typed arrays inside), safe to post between threads.
+ * Its shape belongs to the game; the bridge only moves it.
+ */
+export type WorldSnapshot = { width: number; height: number; seed: number } & Record<string, unknown>;
+
+/** An RGBA image, 4 bytes a pixel, row-major. */
+export interface RgbaImage {
+  width: number;
+  height: number;
+  rgba: Uint8Array;
+}
+
+export interface GameModule {
+  /** game_version in /health and /capabilities. */
+  readonly version: string;
+
+  /** Game thread, once, before the first frame. May be async. */
+  init(options: GameInitOptions): void | Promise<void>;
+  /** Game thread: advance the simulation by one frame of `dtMs` (a paused world does not tick). */
+  update(dtMs: number): void;
+  /** Game thread: the world tick, published to shared memory after every frame. */
+  currentTick(): number;
+  /**
+   * Optional, game thread: a game with its own loop. When exported, the bridge runs no frame loop;
+   * the game calls `host.drainFrame()` once per frame until `host.stopped` resolves.
+   */
+  run?(host: GameHost): void | Promise<void>;
+
+  // Asset catalogue (game thread). Ids are the inputs of spawn, paint_tile, invoke_power, set_speed.
+  listTiles?(): AssetInfo[];
+  listTopTiles?(): AssetInfo[];
+  listActors?(): Array<AssetInfo & { race: string }>;
+  listPowers?(): Array<AssetInfo & { supports_radius?: boolean; is_toggle?: boolean }>;
+  listSpeeds?(): SpeedInfo[];
+  currentSpeed?(): string;
+
+  // Interface state (game thread).
+  getUiState?(): UiState;
+  /** Closes the open window, if any. */
+  dismissWindow?(): { dismissed: boolean; window: string | null };
+  /** Sets the configured pause; returns the previous configured value. */
+  setPaused?(paused: boolean): boolean;
+  /** Returns the previous speed id. */
+  setSpeed?(speedId: string): string;
+
+  // Reads (game thread).
+  worldSize?(): { width: number; height: number };
+  getWorldState?(): WorldState;
+  getTile?(x: number, y: number): TileReport;
+  listKingdoms?(includeWild: boolean): KingdomInfo[];
+  listCities?(kingdomId?: number): CityInfo[];
+  queryActors?(query: ActorQuery): { items: ActorRow[]; matched: number };
+  /** Ids of the non-wild kingdoms in creation order: `auto:N` claims resolve against it. */
+  kingdomOrder?(): number[];
+
+  // Actions (game thread). Arguments arrive validated: ids exist, coordinates are on the map.
+  spawn?(entityId: string, x: number, y: number, count: number, adult: boolean): SpawnOutcome;
+  paintTile?(x: number, y: number, tileId: string | null, topId: string | null, radius: number): PaintOutcome;
+  /** One pulse of a power at (x, y); returns whether the world accepted it. */
+  invokePower?(powerId: string, x: number, y: number, radius: number | null): boolean;
+
+  // World lifecycle.
+  /** Game thread: a copy of the live world. */
+  snapshotWorld?(): WorldSnapshot;
+  /** Game thread: replace the live world (one frame). */
+  installWorld?(snapshot: WorldSnapshot): void;
+  /** Game thread: mark a world swap as pending (get_ui_state.world_loading) until installWorld. */
+  setWorldLoading?(loading: boolean): void;
+  /** Pool: build a new world. Pure. */
+  generateWorld?(params: WorldParams): WorldSnapshot;
+  /** Pool: serialise a snapshot to the bytes of a save file. */
+  encodeSave?(snapshot: WorldSnapshot, compress: boolean): Uint8Array;
+  /** Pool: parse a save file; throws an Error with code 'BAD_ARGS' when the bytes are not a save. */
+  decodeSave?(bytes: Uint8Array): WorldSnapshot;
+  /** Pool: draw a snapshot (tiles by type, actors and kingdom borders on top), scaled to fit maxDimension (0 = full size). */
+  renderSnapshot?(snapshot: WorldSnapshot, maxDimension: number): RgbaImage;
+}
+
+/** The names of the optional functions, for the game-type lookup at startup. */
+export type GameFunctionName = {
+  [K in keyof GameModule]-?: NonNullable<GameModule[K]> extends (...args: never[]) => unknown ? K : never;
+}[keyof GameModule];

@@ -1,0 +1,52 @@
+// The SharedArrayBuffer shared by the main loop, the game thread and the pool workers.
+// Offsets are named here and nowhere else (as piscina's symbols and thread-stream's indexes do).
+import { LIMITS } from '../limits.ts';
+
+/** Int32 words of the control header. */
+export const kTick = 0; // world tick, published by the game thread after every frame
+export const kEnabled = 1; // kill switch mirror (1 = accepting), written by the main loop
+export const kFrames = 2; // frames run by the game thread
+export const kStopping = 3; // 1 once the bridge is closing
+export const kTurnHolder = 4; // index + 1 of the agent holding the turn, 0 = no turn-based session
+export const kQueued = 5; // actions posted to the game thread and not yet drained
+export const kJobs = 6; // per-frame jobs registered (invoke_power pulses)
+export const kWorldEpoch = 7; // bumped by every world swap, so pulsed runs can stop on world_changed
+const kHeaderWords = 16;
+
+/** Entry states of the dispatcher (decisions §5): queued → started, or queued → expired, by CAS. */
+export const ENTRY_FREE = 0;
+export const ENTRY_QUEUED = 1;
+export const ENTRY_STARTED = 2;
+export const ENTRY_EXPIRED = 3;
+
+export interface SharedState {
+  buffer: SharedArrayBuffer;
+  control: Int32Array;
+  /** One state word per dispatcher entry. */
+  entries: Int32Array;
+  /** When the game thread started each entry (ms, performance.timeOrigin + now()). */
+  startedAt: Float64Array;
+}
+
+export function createSharedState(): SharedState {
+  const entryCount = LIMITS.dispatcherEntries;
+  const bytes = kHeaderWords * 4 + entryCount * 4 + entryCount * 8;
+  return viewSharedState(new SharedArrayBuffer(bytes));
+}
+
+export function viewSharedState(buffer: SharedArrayBuffer): SharedState {
+  const entryCount = LIMITS.dispatcherEntries;
+  const entriesOffset = kHeaderWords * 4;
+  const startedOffset = entriesOffset + entryCount * 4; // a multiple of 8: 64 + 4096 * 4
+  return {
+    buffer,
+    control: new Int32Array(buffer, 0, kHeaderWords),
+    entries: new Int32Array(buffer, entriesOffset, entryCount),
+    startedAt: new Float64Array(buffer, startedOffset, entryCount),
+  };
+}
+
+/** A clock that means the same in every thread (each thread's performance.now() has its own origin). */
+export function sharedNow(): number {
+  return performance.timeOrigin + performance.now();
+}

@@ -1,0 +1,96 @@
+// Messages between the main loop, the game thread and the pool workers. Nothing here throws across
+// a thread: failures travel as `Failure` (src/errors/bridge-error.ts) and are rebuilt on arrival.
+import type { MessagePort } from 'node:worker_threads';
+import type { Outcome } from '../errors/bridge-error.ts';
+import type { Timings } from '../limits.ts';
+import type { CallerContext } from './caller.ts';
+import type { GameInitOptions } from './game-module.ts';
+
+/** Main loop → game thread, one per queued action, on the dispatcher port. */
+export interface ActionMessage {
+  /** Dispatcher entry (index of its state word). */
+  slot: number;
+  /** Unique per action, so a late reply for a reused slot is recognised. */
+  id: number;
+  command: string;
+  /** 'run' for a main-thread command; a named frame phase for a pool command's frame call. */
+  phase: string;
+  input: unknown;
+  caller: CallerContext;
+  /** sharedNow() when queued: the 30 s deadline counts from here. */
+  enqueuedAt: number;
+}
+
+/** Game thread → main loop, on the dispatcher port. */
+export type ActionReply =
+  | { kind: 'done'; slot: number; id: number; outcome: Outcome<unknown>; runMs: number }
+  /** The game thread found the deadline passed and expired the entry itself. */
+  | { kind: 'expired'; slot: number; id: number }
+  /** The entry was already expired by the main loop; the game thread dropped it. */
+  | { kind: 'skipped'; slot: number; id: number };
+
+/** Static facts every thread may report (health, capabilities). */
+export interface BridgeInfo {
+  modVersion: string;
+  gameVersion: string;
+  engineVersion: string;
+  gameAssemblySha256: string;
+  multiAgent: boolean;
+  scenario: string;
+  agentCount: number;
+  configDir: string;
+  savesDir: string;
+}
+
+/** workerData of the game thread. */
+export interface GameThreadData {
+  sharedBuffer: SharedArrayBuffer;
+  gameUrl: string;
+  init: GameInitOptions;
+  fps: number;
+  timings: Timings;
+  /** The dispatcher's end of the action channel. */
+  actionPort: MessagePort;
+}
+
+/** Game thread → main loop, on the worker's own channel. */
+export type GameThreadEvent =
+  | { type: 'ready'; functions: string[]; version: string; selfDriven: boolean }
+  | { type: 'log'; level: 'warn' | 'error' | 'info'; msg: string; detail?: unknown }
+  | { type: 'fatal'; message: string }
+  | { type: 'stopped' };
+
+/** Main loop → game thread, on the worker's own channel. */
+export type GameThreadControl = { type: 'stop' } | { type: 'info'; info: BridgeInfo };
+
+/** workerData of the pool workers. */
+export interface PoolWorkerData {
+  sharedBuffer: SharedArrayBuffer;
+  gameUrl: string;
+  info: BridgeInfo;
+  timings: Timings;
+}
+
+/** A pool task: a whole pool command, or the pool step after a main-thread command's frame. */
+export interface PoolTask {
+  command: string;
+  args: unknown;
+  caller: CallerContext;
+  /** Present for the step after a frame (screenshot encoding, save writing). */
+  frameValue?: unknown;
+}
+
+/** Pool worker → main loop requests on the worker's RPC port. */
+export type PoolRequest =
+  | { rid: number; op: 'frame'; command: string; phase: string; input: unknown; caller: CallerContext }
+  | { rid: number; op: 'session'; name: string; input: unknown; caller: CallerContext };
+
+export interface PoolReply {
+  rid: number;
+  outcome: Outcome<unknown>;
+}
+
+/** First message of every pool worker on piscina's channel: its RPC port to the main loop. */
+export interface PoolHello {
+  gcbRpcPort: MessagePort;
+}

@@ -1,0 +1,67 @@
+// Piscina entry: runs pool commands, and the pool step after a main-thread command's frame.
+// Never throws back to piscina: every answer is an Outcome (errors lose their class across threads).
+import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
+import { COMMANDS } from '../src/commands/index.ts';
+import type { PoolEnv } from '../src/commands/define.ts';
+import { errorOf, toFailure, type Outcome } from '../src/errors/bridge-error.ts';
+import type { GameModule } from '../src/shared/game-module.ts';
+import { viewSharedState } from '../src/shared/layout.ts';
+import type { PoolHello, PoolReply, PoolRequest, PoolTask, PoolWorkerData } from '../src/shared/protocol.ts';
+
+const data = workerData as PoolWorkerData;
+const shared = viewSharedState(data.sharedBuffer);
+const commands = new Map(COMMANDS.map((def) => [def.name, def]));
+
+// Our own channel to the main loop, for frame and session calls. It is announced on piscina's
+// worker channel, which piscina re-emits on the pool as a 'message' event.
+const { port1: rpc, port2 } = new MessageChannel();
+parentPort!.postMessage({ gcbRpcPort: port2 } satisfies PoolHello, [port2]);
+const waiting = new Map<number, (outcome: Outcome<unknown>) => void>();
+let nextRid = 1;
+rpc.on('message', (reply: PoolReply) => {
+  const resolve = waiting.get(reply.rid);
+  waiting.delete(reply.rid);
+  resolve?.(reply.outcome);
+});
+rpc.unref();
+
+type Unsent<T> = T extends unknown ? Omit<T, 'rid'> : never;
+
+function call(request: Unsent<PoolRequest>): Promise<unknown> {
+  const rid = nextRid++;
+  return new Promise((resolve, reject) => {
+    waiting.set(rid, (outcome) => (outcome.ok ? resolve(outcome.value) : reject(errorOf(outcome))));
+    // A pending call keeps the worker's loop alive until its reply arrives.
+    rpc.ref();
+    rpc.postMessage({ ...request, rid } as PoolRequest);
+  }).finally(() => {
+    if (waiting.size === 0) rpc.unref();
+  });
+}
+
+let gameModule: Promise<Required<GameModule>> | undefined;
+function loadGame(): Promise<Required<GameModule>> {
+  gameModule ??= import(data.gameUrl) as Promise<Required<GameModule>>;
+  return gameModule;
+}
+
+export default async function runTask(task: PoolTask): Promise<Outcome<unknown>> {
+  try {
+    const def = commands.get(task.command);
+    if (!def?.pool) throw new Error(`command ${task.command} has no pool step`);
+    const env: PoolEnv<unknown> = {
+      args: task.args,
+      caller: task.caller,
+      info: data.info,
+      shared,
+      timings: data.timings,
+      frame: (phase, input) => call({ op: 'frame', command: task.command, phase, input, caller: task.caller }),
+      session: (name, input) => call({ op: 'session', name, input, caller: task.caller }),
+      game: loadGame,
+    };
+    const value = await (def.pool as (env: PoolEnv<unknown>, frameValue: unknown) => unknown)(env, task.frameValue);
+    return { ok: true, value };
+  } catch (err) {
+    return toFailure(err);
+  }
+}

@@ -1,0 +1,78 @@
+// The game thread: the one owner of the world. It loads the game module, runs the frame loop
+// (or lets a game with its own loop call drainFrame), and drains the dispatcher queue each frame.
+import { parentPort, workerData } from 'node:worker_threads';
+import { COMMANDS } from '../src/commands/index.ts';
+import { createDrainer } from '../src/dispatch/drain.ts';
+import type { GameHost, GameModule } from '../src/shared/game-module.ts';
+import { kStopping, viewSharedState } from '../src/shared/layout.ts';
+import type { GameThreadControl, GameThreadData, GameThreadEvent } from '../src/shared/protocol.ts';
+
+const data = workerData as GameThreadData;
+const shared = viewSharedState(data.sharedBuffer);
+const post = (event: GameThreadEvent) => parentPort!.postMessage(event);
+
+let stop!: () => void;
+const stopped = new Promise<void>((resolve) => (stop = resolve));
+
+async function main(): Promise<void> {
+  const game = (await import(data.gameUrl)) as GameModule;
+  await game.init(data.init);
+  const drainer = createDrainer({
+    port: data.actionPort,
+    shared,
+    game,
+    commands: new Map(COMMANDS.map((def) => [def.name, def])),
+    timings: data.timings,
+  });
+  const functions = Object.keys(game).filter((key) => typeof (game as unknown as Record<string, unknown>)[key] === 'function');
+  const selfDriven = typeof game.run === 'function';
+  drainer.drainFrame(); // publish the first tick before anyone asks
+  post({ type: 'ready', functions, version: String(game.version ?? '0.0.0'), selfDriven });
+
+  parentPort!.on('message', (message: GameThreadControl) => {
+    if (message.type === 'stop') {
+      Atomics.store(shared.control, kStopping, 1);
+      stop();
+    }
+  });
+
+  if (selfDriven) {
+    const host: GameHost = { drainFrame: drainer.drainFrame, stopped };
+    await game.run!(host);
+  } else {
+    runFrameLoop(game, drainer.drainFrame);
+  }
+  await stopped;
+  drainer.jobs.cancelAll();
+  post({ type: 'stopped' });
+}
+
+/**
+ * The bridge's own frame loop at `[Game] fps`. Frames are scheduled against absolute times so the
+ * rate does not drift; after a stall the loop resumes at the next frame instead of bursting.
+ */
+function runFrameLoop(game: GameModule, drainFrame: () => void): void {
+  const period = 1000 / data.fps;
+  let last = performance.now();
+  let next = last + period;
+  const frame = () => {
+    if (Atomics.load(shared.control, kStopping) === 1) return;
+    const now = performance.now();
+    try {
+      game.update(now - last);
+    } catch (err) {
+      post({ type: 'log', level: 'error', msg: `game update threw: ${(err as Error)?.message ?? String(err)}` });
+    }
+    last = now;
+    drainFrame();
+    const after = performance.now();
+    next += period;
+    if (next < after) next = after; // late: run the next frame now, without a burst of catch-up frames
+    setTimeout(frame, Math.max(0, next - after));
+  };
+  setTimeout(frame, period);
+}
+
+main().catch((err: unknown) => {
+  post({ type: 'fatal', message: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+});
