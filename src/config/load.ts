@@ -80,10 +80,14 @@ export function loadConfig(configDir: string, overrides: { port?: number } = {})
     created = true;
   }
   const raw = parseToml(path, text);
-  if (overrides.port !== undefined) {
-    raw.Bridge = { ...(isTable(raw.Bridge) ? raw.Bridge : {}), port: overrides.port };
-  }
   const config = checkConfig(path, raw);
+  if (overrides.port !== undefined) {
+    // The override may be 0 (any free port), which the library allows and the file does not.
+    if (!Number.isInteger(overrides.port) || overrides.port < 0 || overrides.port > 65535) {
+      throw new ConfigError(`port ${overrides.port} is not allowed; allowed: an integer from 1 to 65535`);
+    }
+    config.Bridge.port = overrides.port;
+  }
   return { config, path, created, unknownKeys: findUnknownKeys(raw) };
 }
 
@@ -91,8 +95,9 @@ export function parseToml(path: string, text: string): Record<string, unknown> {
   try {
     return toml.parse(text) as Record<string, unknown>;
   } catch (err) {
-    const e = err as Error & { line?: number; column?: number };
-    const where = e.line !== undefined ? ` (line ${e.line}, column ${e.column})` : '';
+    const e = err as Error & { line?: number; column?: number; location?: { start?: { line: number; column: number } } };
+    const at = e.location?.start ?? (e.line !== undefined ? { line: e.line, column: e.column ?? 0 } : undefined);
+    const where = at ? ` (line ${at.line}, column ${at.column})` : '';
     throw new ConfigError(`${path}: not valid TOML${where}: ${e.message}`);
   }
 }

@@ -1,0 +1,50 @@
+import t from 'tap';
+import { CredentialTable, presentedToken, sha256 } from '../../src/auth/credentials.ts';
+import { createHostCheck, originAllowed } from '../../src/auth/host-origin.ts';
+import type { CallerContext } from '../../src/shared/caller.ts';
+
+t.test('Authorization: Bearer first, then X-WB-Token (decisions §5)', async (t) => {
+  t.equal(presentedToken('Bearer abc', undefined), 'abc');
+  t.equal(presentedToken('bearer abc', undefined), 'abc', 'scheme in any case');
+  t.equal(presentedToken('BEARER abc', 'xyz'), 'abc', 'a Bearer alone decides, X-WB-Token ignored');
+  t.equal(presentedToken('Bearer wrong', 'right'), 'wrong', 'a wrong Bearer beside a right X-WB-Token stays wrong');
+  t.equal(presentedToken('Bearer', 'right'), '', 'an empty Bearer is a (wrong) credential');
+  t.equal(presentedToken('Basic dXNlcjpwYXNz', 'xyz'), 'xyz', 'another scheme: X-WB-Token is read');
+  t.equal(presentedToken(undefined, 'xyz'), 'xyz');
+  t.equal(presentedToken(undefined, undefined), undefined);
+});
+
+t.test('the credential table matches by digest', async (t) => {
+  const caller = { agentId: 'a' } as CallerContext;
+  const other = { agentId: 'b' } as CallerContext;
+  const table = new CredentialTable([
+    { digest: sha256('token-a'), caller },
+    { digest: sha256('token-b'), caller: other },
+  ]);
+  t.equal(table.resolve('token-a'), caller);
+  t.equal(table.resolve('token-b'), other);
+  t.equal(table.resolve('token-c'), null);
+  t.equal(table.resolve(''), null);
+  t.equal(table.resolve(undefined), null);
+  t.equal(table.resolve('token-a '), null, 'no trimming inside the table');
+});
+
+t.test('Host must name the bridge on loopback; Origin, when present, must be loopback', async (t) => {
+  let port = 8723;
+  const hostAllowed = createHostCheck(() => port);
+  t.ok(hostAllowed('127.0.0.1:8723'));
+  t.ok(hostAllowed('localhost:8723'));
+  t.ok(hostAllowed('LOCALHOST:8723'));
+  for (const host of ['evil.example', 'localhost.evil.example:8723', '127.1:8723', '0177.0.0.1:8723', '0x7f.0.0.1:8723', 'localhost.:8723', '127.0.0.1', '127.0.0.1:8724', '[::1]:8723', undefined]) {
+    t.notOk(hostAllowed(host), `refused: ${host}`);
+  }
+  port = 9000;
+  t.ok(hostAllowed('127.0.0.1:9000'), 'follows the real port');
+  t.ok(originAllowed(undefined));
+  t.ok(originAllowed('http://127.0.0.1:3000'));
+  t.ok(originAllowed('http://localhost'));
+  t.ok(originAllowed('http://[::1]:5173'));
+  for (const origin of ['null', 'https://evil.example', 'http://localhost.evil.example', 'http://127.0.0.1.evil.example', 'file://']) {
+    t.notOk(originAllowed(origin), `refused: ${origin}`);
+  }
+});

@@ -1,0 +1,78 @@
+import { renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import pino from 'pino';
+import { Writable } from 'node:stream';
+import { watchKillSwitch } from '../../src/config/kill-switch.ts';
+import { tempDir } from '../helpers/bridge.ts';
+
+const TOKEN = 'B'.repeat(48);
+const good = (enabled: boolean) => `enabled = ${enabled}\n[Bridge]\ntoken = "${TOKEN}"\n`;
+
+function setup(t: Tap.Test) {
+  const dir = tempDir();
+  const path = join(dir, 'bridge.toml');
+  writeFileSync(path, good(true));
+  const lines: Array<Record<string, unknown>> = [];
+  const log = pino({ base: undefined }, new Writable({ write(chunk, _e, done) { lines.push(JSON.parse(chunk.toString())); done(); } }));
+  const changes: boolean[] = [];
+  const ks = watchKillSwitch({ path, initial: true, intervalMs: 60_000, log, onChange: (v) => changes.push(v) });
+  t.teardown(() => ks.stop());
+  return { dir, path, ks, lines, changes, warnings: () => lines.filter((l) => l.level === 40) };
+}
+
+declare namespace Tap { type Test = import('tap').Test }
+
+t.test('false disables, true enables again, no restart', async (t) => {
+  const s = setup(t);
+  await s.ks.reload();
+  t.equal(s.ks.enabled, true);
+  writeFileSync(s.path, good(false));
+  await s.ks.reload();
+  t.equal(s.ks.enabled, false);
+  writeFileSync(s.path, good(true));
+  await s.ks.reload();
+  t.equal(s.ks.enabled, true);
+  t.same(s.changes, [false, true]);
+});
+
+t.test('broken, truncated, empty and missing files keep the last good value with one warning each', async (t) => {
+  const s = setup(t);
+  writeFileSync(s.path, good(false));
+  await s.ks.reload();
+  t.equal(s.ks.enabled, false);
+  const broken = ['enabled = tru\n', 'enabled = false\n[Bridge]\ntoken = "BBB', '', 'enabled = "no"\n'];
+  for (const text of broken) {
+    writeFileSync(s.path, text);
+    await s.ks.reload();
+    await s.ks.reload(); // the same broken content is not warned about twice
+    t.equal(s.ks.enabled, false, `kept false after ${JSON.stringify(text)}`);
+  }
+  t.equal(s.warnings().length, broken.length, 'one warning per change');
+  renameSync(s.path, `${s.path}.gone`);
+  await s.ks.reload();
+  t.equal(s.ks.enabled, false, 'a missing file keeps the value too');
+  t.equal(s.warnings().length, broken.length + 1);
+  for (const line of s.lines) t.notMatch(JSON.stringify(line), TOKEN, 'no warning carries the token');
+});
+
+t.test('an editor that saves by rename is followed', async (t) => {
+  const s = setup(t);
+  const temp = join(s.dir, 'bridge.toml.swp');
+  writeFileSync(temp, good(false));
+  renameSync(temp, s.path);
+  await s.ks.reload();
+  t.equal(s.ks.enabled, false);
+});
+
+t.test('the timer re-reads on its own', async (t) => {
+  const dir = tempDir();
+  const path = join(dir, 'bridge.toml');
+  writeFileSync(path, good(true));
+  const ks = watchKillSwitch({ path, initial: true, intervalMs: 50, log: pino({ enabled: false }), onChange: () => {} });
+  t.teardown(() => ks.stop());
+  writeFileSync(path, good(false));
+  const until = Date.now() + 2000;
+  while (ks.enabled && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  t.equal(ks.enabled, false);
+});

@@ -1,0 +1,84 @@
+import { statSync, writeFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { ConfigError, generateToken, loadConfig } from '../../src/config/load.ts';
+import { tempDir } from '../helpers/bridge.ts';
+
+function configWith(body: string): string {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'bridge.toml'), body);
+  return dir;
+}
+
+const TOKEN = 'A'.repeat(48);
+
+t.test('first launch writes bridge.toml with a fresh token, mode 0600', async (t) => {
+  const dir = join(tempDir(), 'nested', 'config');
+  const first = loadConfig(dir);
+  t.equal(first.created, true);
+  t.equal(statSync(first.path).mode & 0o777, 0o600, 'created 0600');
+  t.match(first.config.Bridge.token, /^[A-Za-z0-9]{48}$/);
+  t.same(
+    { ...first.config, Bridge: { ...first.config.Bridge, token: 'x' } },
+    {
+      enabled: true,
+      Bridge: { host: '127.0.0.1', port: 8723, max_concurrent_requests: 8, token: 'x', max_body_bytes: 1048576 },
+      Game: { suppress_startup_window: true, fps: 60, saves_dir: 'saves', seed: 1234 },
+    },
+    'the documented defaults',
+  );
+  const again = loadConfig(dir);
+  t.equal(again.created, false);
+  t.equal(again.config.Bridge.token, first.config.Bridge.token, 'the token is kept across launches');
+  t.not(loadConfig(tempDir()).config.Bridge.token, first.config.Bridge.token, 'each new config gets its own token');
+});
+
+t.test('tokens are 48 characters of [A-Za-z0-9] and do not repeat', async (t) => {
+  const tokens = new Set(Array.from({ length: 200 }, generateToken));
+  t.equal(tokens.size, 200);
+  for (const token of tokens) t.match(token, /^[A-Za-z0-9]{48}$/);
+});
+
+const refused: Array<[string, string, RegExp]> = [
+  ['host 0.0.0.0', `[Bridge]\nhost = "0.0.0.0"\ntoken = "${TOKEN}"`, /\[Bridge\] host = "0\.0\.0\.0" is not allowed; allowed: "127\.0\.0\.1" or "localhost": the bridge listens on loopback only/],
+  ['host of a LAN address', `[Bridge]\nhost = "192.168.1.5"\ntoken = "${TOKEN}"`, /\[Bridge\] host/],
+  ['max_concurrent_requests 0', `[Bridge]\nmax_concurrent_requests = 0\ntoken = "${TOKEN}"`, /\[Bridge\] max_concurrent_requests = 0 is not allowed; allowed: an integer from 1 to 64/],
+  ['max_concurrent_requests 65', `[Bridge]\nmax_concurrent_requests = 65\ntoken = "${TOKEN}"`, /\[Bridge\] max_concurrent_requests = 65 is not allowed; allowed: an integer from 1 to 64/],
+  ['max_concurrent_requests not an integer', `[Bridge]\nmax_concurrent_requests = "8"\ntoken = "${TOKEN}"`, /\[Bridge\] max_concurrent_requests = "8"/],
+  ['port 70000', `[Bridge]\nport = 70000\ntoken = "${TOKEN}"`, /\[Bridge\] port = 70000 is not allowed; allowed: an integer from 1 to 65535/],
+  ['fps 0', `[Bridge]\ntoken = "${TOKEN}"\n[Game]\nfps = 0`, /\[Game\] fps = 0 is not allowed; allowed: an integer from 1 to 240/],
+  ['enabled not a boolean', `enabled = "yes"\n[Bridge]\ntoken = "${TOKEN}"`, /enabled = "yes" is not allowed; allowed: true or false/],
+  ['short token', `[Bridge]\ntoken = "abc"`, /\[Bridge\] token = "abc" is not allowed/],
+  ['missing token', `[Bridge]\nport = 9000`, /\[Bridge\] token is missing/],
+  ['suppress_startup_window not a boolean', `[Bridge]\ntoken = "${TOKEN}"\n[Game]\nsuppress_startup_window = 1`, /\[Game\] suppress_startup_window = 1/],
+  ['broken TOML', `[Bridge\ntoken = "${TOKEN}"`, /not valid TOML \(line 1/],
+];
+
+for (const [what, body, message] of refused) {
+  t.test(`refused: ${what}, with one line naming the key`, async (t) => {
+    const dir = configWith(body);
+    try {
+      loadConfig(dir);
+      t.fail('should refuse');
+    } catch (err) {
+      t.type(err, ConfigError);
+      t.match((err as Error).message, message);
+      t.notMatch((err as Error).message, /\n/, 'one line');
+      t.notMatch((err as Error).message, TOKEN, 'never the token');
+    }
+  });
+}
+
+t.test('"localhost" is accepted (bound as 127.0.0.1); unknown keys are a warning, not a refusal', async (t) => {
+  const dir = configWith(`colour = "blue"\n[Bridge]\nhost = "localhost"\ntoken = "${TOKEN}"\nflavour = 1\n[Extra]\nx = 1`);
+  const loaded = loadConfig(dir);
+  t.equal(loaded.config.Bridge.host, 'localhost');
+  t.same(loaded.unknownKeys.sort(), ['Extra', '[Bridge] flavour', 'colour'].sort());
+});
+
+t.test('--port overrides the file; the file is not rewritten', async (t) => {
+  const dir = configWith(`[Bridge]\nport = 9000\ntoken = "${TOKEN}"`);
+  t.equal(loadConfig(dir, { port: 9100 }).config.Bridge.port, 9100);
+  t.match(readFileSync(join(dir, 'bridge.toml'), 'utf8'), /port = 9000/);
+  t.throws(() => loadConfig(dir, { port: 70000 }), /port 70000 is not allowed/);
+});

@@ -1,0 +1,120 @@
+// Starts a real bridge on port 0 in a fresh config dir, with logs captured, and closes it on teardown.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import type { Test } from 'tap';
+import { startBridge, type BridgeHandle, type BridgeOptions } from '../../src/bridge.ts';
+
+export const TINY_GAME = new URL('../fixtures/tiny-game.ts', import.meta.url);
+
+export interface TestBridge {
+  bridge: BridgeHandle;
+  token: string;
+  configDir: string;
+  /** Every log line, parsed. */
+  logs: Array<Record<string, unknown>>;
+  /** Raw log text, for token scans. */
+  logText(): string;
+  /** fetch against the bridge with the token (unless headers say otherwise). */
+  fetch(path: string, init?: RequestInit & { auth?: boolean }): Promise<Response>;
+  /** POST /cmd and parse the envelope. */
+  cmd(name: string, args?: unknown, init?: { headers?: Record<string, string>; signal?: AbortSignal }): Promise<{ status: number; body: any; headers: Headers }>;
+}
+
+export function tempDir(prefix = 'gcb-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export async function startTestBridge(t: Test, options: BridgeOptions = {}): Promise<TestBridge> {
+  const configDir = options.configDir ?? tempDir();
+  const chunks: string[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  const logger = pino({ level: 'debug', base: undefined }, destination);
+  const bridge = await startBridge({ game: TINY_GAME, port: 0, poolThreads: 2, ...options, configDir, logger });
+  t.teardown(() => bridge.close());
+  const token = bridge.token;
+  const fetchBridge = (path: string, init: RequestInit & { auth?: boolean } = {}) => {
+    const headers = new Headers(init.headers);
+    if (init.auth !== false && !headers.has('authorization') && !headers.has('x-wb-token')) headers.set('authorization', `Bearer ${token}`);
+    return fetch(`${bridge.url}${path}`, { ...init, headers });
+  };
+  return {
+    bridge,
+    token,
+    configDir,
+    get logs() {
+      return chunks.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    },
+    logText: () => chunks.join(''),
+    fetch: fetchBridge,
+    async cmd(name, args, init = {}) {
+      const response = await fetchBridge('/cmd', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...init.headers },
+        body: JSON.stringify(args === undefined ? { name } : { name, args }),
+        ...(init.signal ? { signal: init.signal } : {}),
+      });
+      return { status: response.status, body: await response.json(), headers: response.headers };
+    },
+  };
+}
+
+/** Resolves when `predicate` holds, polling every 10 ms; rejects after `ms`. */
+export async function until(predicate: () => boolean, ms = 10_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Writes a bridge.toml (with a fixed token) before the bridge starts, for settings tests need. */
+export function writeConfig(dir: string, settings: { enabled?: boolean; maxConcurrent?: number; fps?: number; suppressStartupWindow?: boolean; maxBodyBytes?: number } = {}): string {
+  const token = 'T'.repeat(24) + 'e'.repeat(24);
+  writeFileSync(
+    join(dir, 'bridge.toml'),
+    `enabled = ${settings.enabled ?? true}
+[Bridge]
+token = "${token}"
+max_concurrent_requests = ${settings.maxConcurrent ?? 8}
+max_body_bytes = ${settings.maxBodyBytes ?? 1048576}
+[Game]
+fps = ${settings.fps ?? 60}
+suppress_startup_window = ${settings.suppressStartupWindow ?? true}
+`,
+  );
+  return token;
+}
+
+/** A raw HTTP/1.1 request, for headers fetch will not send (Host) and bodies it will not frame. */
+export function rawRequest(port: number, options: { method?: string; path?: string; headers?: Record<string, string | number>; body?: string | Buffer; chunks?: Buffer[] }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, agent: false, method: options.method ?? 'GET', path: options.path ?? '/', headers: options.headers ?? {}, setHost: !(options.headers && Object.keys(options.headers).some((h) => h.toLowerCase() === 'host')) }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => parts.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts).toString() }));
+    });
+    req.on('error', reject);
+    if (options.chunks) {
+      // Paced like a real streaming client: a burst written before the answer is read can be
+      // reset by the server's close, which would hide the answer the test is about.
+      const chunks = [...options.chunks];
+      const writeNext = () => {
+        const chunk = chunks.shift();
+        if (chunk === undefined) return void req.end();
+        req.write(chunk, () => setTimeout(writeNext, 20));
+      };
+      writeNext();
+    } else {
+      req.end(options.body);
+    }
+  });
+}

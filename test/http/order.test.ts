@@ -1,0 +1,170 @@
+// spec: Order of processing, step by step, black-box over HTTP on a real socket.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { COUNTER } from '../fixtures/tiny-game.ts';
+import { rawRequest, startTestBridge, tempDir, until, writeConfig } from '../helpers/bridge.ts';
+
+/** A bridge with one slot, held by a pause that stalls the game thread for `stallMs`. */
+async function saturated(t: Tap.Test, stallMs = 1500) {
+  const dir = tempDir();
+  writeConfig(dir, { maxConcurrent: 1 });
+  const counters = new SharedArrayBuffer(32);
+  const b = await startTestBridge(t, { configDir: dir, gameOptions: { counters, stallOnPauseMs: stallMs }, timings: { admissionWaitMs: 400 } });
+  const holder = b.cmd('pause');
+  await until(() => b.bridge.stats().slotsInUse === 1, 5000, 'the slot to be taken');
+  return { b, holder, counters: new Int32Array(counters) };
+}
+declare namespace Tap { type Test = import('tap').Test }
+
+t.test('step 1: a bad credential is 401 at once and never takes a slot, even while saturated', async (t) => {
+  const { b, holder } = await saturated(t);
+  const wrong = [
+    {},
+    { authorization: 'Bearer nope' },
+    { authorization: 'Bearer ' },
+    { authorization: `Basic ${b.token}` },
+    { authorization: 'Bearer nope', 'x-wb-token': b.token },
+    { 'x-wb-token': 'nope' },
+  ];
+  const started = Date.now();
+  for (const headers of wrong) {
+    for (const path of ['/cmd', '/health', '/capabilities', '/nowhere']) {
+      const response = await b.fetch(path, { method: path === '/cmd' ? 'POST' : 'GET', headers: { 'content-type': 'application/json', ...headers }, auth: false, ...(path === '/cmd' ? { body: '{"name":"get_world_state"}' } : {}) });
+      t.equal(response.status, 401, `${path} ${JSON.stringify(Object.keys(headers))}`);
+      t.match(await response.json(), { ok: false, error: { code: "UNAUTHORIZED", command: "", args: {} } });
+    }
+  }
+  const fromQuery = await b.fetch(`/health?token=${b.token}`, { auth: false });
+  t.equal(fromQuery.status, 401, 'a token in the query string is not a credential');
+  t.ok(Date.now() - started < 3000, '401s never wait for admission');
+  t.equal(b.bridge.stats().slotsInUse, 1);
+  t.equal(b.bridge.stats().waiting, 0, 'no bad request waits for a slot');
+  await holder;
+});
+
+t.test('the 401 envelope reads no body: command "" and args {}', async (t) => {
+  const b = await startTestBridge(t);
+  const response = await b.fetch('/cmd', { method: 'POST', auth: false, headers: { 'content-type': 'application/json', authorization: 'Bearer x' }, body: '{"name":"pause","args":{"a":1}}' });
+  t.equal(response.status, 401);
+  const body = await response.json();
+  t.same(Object.keys(body.error).sort(), ['args', 'code', 'command', 'message']);
+  t.match(body, { ok: false, error: { code: 'UNAUTHORIZED', command: '', args: {} } });
+});
+
+t.test('step 2: BAD_ARGS and UNKNOWN_COMMAND are answered before admission', async (t) => {
+  const { b, holder, counters } = await saturated(t);
+  const started = Date.now();
+  const bad = await b.cmd('get_world_state', { x: 1 });
+  t.equal(bad.status, 400);
+  t.match(bad.body.error, { code: 'BAD_ARGS', command: 'get_world_state', args: { x: 1 }, message: /unknown property 'x'/ });
+  const unknown = await b.cmd('no_such_command', { a: 1 });
+  t.equal(unknown.status, 404);
+  t.match(unknown.body.error, { code: 'UNKNOWN_COMMAND', command: 'no_such_command', args: { a: 1 } });
+  const notJson = await b.fetch('/cmd', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"name":"pause"}' });
+  t.equal(notJson.status, 400);
+  t.match(await notJson.json(), { error: { code: 'BAD_ARGS', message: /Content-Type/ } });
+  t.ok(Date.now() - started < 300, 'none of them waited the 400 ms admission wait');
+  t.equal(counters[COUNTER.worldState], 0, 'nothing reached the game');
+  await holder;
+});
+
+t.test('step 3: a full bridge answers 503 BUSY with Retry-After after the admission wait; /capabilities is never gated', async (t) => {
+  const { b, holder } = await saturated(t);
+  const started = Date.now();
+  const [busy, health, caps] = await Promise.all([b.cmd('get_ui_state'), b.fetch('/health'), b.fetch('/capabilities')]);
+  t.equal(busy.status, 503);
+  t.match(busy.body.error, { code: 'BUSY', command: 'get_ui_state', message: /retry/ });
+  t.equal(busy.headers.get('retry-after'), '1');
+  t.equal(health.status, 503, 'GET /health is gated like a command');
+  t.equal(health.headers.get('retry-after'), '1');
+  t.match(await health.json(), { ok: false, error: { code: 'BUSY', command: 'health' } });
+  t.equal(caps.status, 200, 'GET /capabilities answers while saturated');
+  t.ok(Date.now() - started >= 350, 'BUSY came after the wait');
+  t.equal((await holder).status, 200, 'the slot holder itself completes');
+  t.equal(b.bridge.stats().slotsInUse, 0);
+});
+
+t.test('DISABLED: after authentication, POST /cmd only; health and capabilities keep answering; no restart to re-enable', async (t) => {
+  const dir = tempDir();
+  const token = writeConfig(dir);
+  const b = await startTestBridge(t, { configDir: dir, timings: { killSwitchReloadMs: 50 } });
+  const file = join(dir, 'bridge.toml');
+  const write = (enabled: boolean) => writeFileSync(file, `enabled = ${enabled}\n[Bridge]\ntoken = "${token}"\n`);
+  write(false);
+  let status = 0;
+  const deadline = Date.now() + 3000;
+  while (Date.now() < deadline && status !== 503) status = (await b.cmd('get_ui_state')).status;
+  const disabled = await b.cmd('get_ui_state');
+  t.equal(disabled.status, 503);
+  t.match(disabled.body.error, { code: 'DISABLED', message: /enabled = false/ });
+  t.equal((await b.fetch('/cmd', { method: 'POST', auth: false, headers: { authorization: 'Bearer nope' } })).status, 401, 'authentication still comes first');
+  const health = await b.fetch('/health');
+  t.equal(health.status, 200);
+  t.equal((await health.json()).enabled, false, 'health shows enabled: false');
+  t.equal((await b.fetch('/capabilities')).status, 200);
+  write(true);
+  while (Date.now() < deadline + 3000 && status !== 200) status = (await b.cmd('get_ui_state')).status;
+  t.equal(status, 200, 'served again with no restart');
+  t.equal((await (await b.fetch('/health')).json()).enabled, true);
+});
+
+t.test('unknown paths and methods: 404 UNKNOWN_COMMAND after authentication', async (t) => {
+  const b = await startTestBridge(t);
+  for (const [method, path] of [['GET', '/nope'], ['POST', '/health'], ['GET', '/cmd'], ['DELETE', '/cmd'], ['PUT', '/capabilities'], ['GET', '/cmd/extra']]) {
+    const response = await b.fetch(path!, { method: method! });
+    t.equal(response.status, 404, `${method} ${path}`);
+    t.match(await response.json(), { ok: false, error: { code: 'UNKNOWN_COMMAND', command: '', args: {} } });
+    const anonymous = await b.fetch(path!, { method: method!, auth: false });
+    t.equal(anonymous.status, 401, `${method} ${path} without a token`);
+  }
+});
+
+t.test('credentials: X-WB-Token, Bearer in any case; Host and Origin rules; never a CORS header', async (t) => {
+  const b = await startTestBridge(t);
+  const port = b.bridge.port;
+  t.equal((await b.fetch('/health', { headers: { 'x-wb-token': b.token } })).status, 200, 'X-WB-Token');
+  t.equal((await b.fetch('/health', { headers: { authorization: `bEaReR ${b.token}` } })).status, 200, 'bearer in any case');
+  for (const host of ['evil.example', `localhost.evil.example:${port}`, `127.1:${port}`, `0177.0.0.1:${port}`, `0x7f000001:${port}`, `localhost.:${port}`, `127.0.0.1:${port + 1}`]) {
+    const response = await rawRequest(port, { path: '/health', headers: { host, authorization: `Bearer ${b.token}` } });
+    t.equal(response.status, 401, `Host ${host}`);
+  }
+  t.equal((await rawRequest(port, { path: '/health', headers: { host: `localhost:${port}`, authorization: `Bearer ${b.token}` } })).status, 200, 'Host localhost:PORT');
+  for (const origin of ['https://evil.example', 'null', 'http://localhost.evil.example']) {
+    t.equal((await b.fetch('/health', { headers: { origin } })).status, 401, `Origin ${origin}`);
+  }
+  const local = await b.fetch('/health', { headers: { origin: 'http://localhost:3000' } });
+  t.equal(local.status, 200, 'a loopback Origin is fine');
+  for (const response of [local, await b.fetch('/capabilities', { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } })]) {
+    t.same([...response.headers.keys()].filter((h) => h.startsWith('access-control-')), [], 'no Access-Control-* header');
+  }
+});
+
+t.test('body limit: over 1 MiB by Content-Length or while streaming is BAD_ARGS naming the limit; the limit minus one is read', async (t) => {
+  const b = await startTestBridge(t);
+  const port = b.bridge.port;
+  const auth = { authorization: `Bearer ${b.token}`, 'content-type': 'application/json' };
+  const big = await rawRequest(port, { method: 'POST', path: '/cmd', headers: { ...auth, 'content-length': 2 * 1024 * 1024 }, body: Buffer.alloc(16, 32) });
+  t.equal(big.status, 400);
+  t.match(JSON.parse(big.body).error, { code: 'BAD_ARGS', message: /1048576-byte limit/ });
+  const chunk = Buffer.alloc(256 * 1024, 32);
+  const chunked = await rawRequest(port, { method: 'POST', path: '/cmd', headers: { ...auth, 'transfer-encoding': 'chunked' }, chunks: [chunk, chunk, chunk, chunk, chunk] });
+  t.equal(chunked.status, 400);
+  t.match(JSON.parse(chunked.body).error, { code: 'BAD_ARGS', message: /1048576-byte limit/ });
+  const json = '{"name":"get_ui_state"}';
+  const padded = json + ' '.repeat(1024 * 1024 - 1 - json.length);
+  const fits = await rawRequest(port, { method: 'POST', path: '/cmd', headers: { ...auth, 'content-length': Buffer.byteLength(padded) }, body: padded });
+  t.equal(fits.status, 200, 'exactly the limit minus one is accepted');
+  t.equal(b.bridge.stats().slotsInUse, 0);
+});
+
+t.test('tokens never reach a log line', async (t) => {
+  const b = await startTestBridge(t);
+  await b.fetch('/health');
+  await b.fetch('/health', { auth: false, headers: { authorization: `Bearer ${b.token}x` } });
+  await b.cmd('get_ui_state');
+  t.ok(b.logs.length >= 3);
+  t.notMatch(b.logText(), b.token);
+  const line = b.logs.find((l) => l.command === 'get_ui_state')!;
+  t.match(line, { agent: 'legacy', command: 'get_ui_state', status: 200, code: null, admission_wait_ms: Number, queue_wait_ms: Number, run_ms: Number });
+});
