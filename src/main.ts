@@ -28,7 +28,8 @@ export async function main(argv: string[]): Promise<void> {
   let port: number | undefined;
   if (values.port !== undefined) {
     port = Number(values.port);
-    if (!/^\d+$/.test(values.port) || port < 1 || port > 65535) fatal(`--port ${values.port} is not allowed; allowed: an integer from 1 to 65535`);
+    // 0 asks the system for a free port (the startup line shows which).
+    if (!/^\d+$/.test(values.port) || port > 65535) fatal(`--port ${values.port} is not allowed; allowed: an integer from 1 to 65535 (0: any free port)`);
   }
   let bridge;
   try {

@@ -1,0 +1,172 @@
+// The save file: a 16-byte header, then a body that is optionally gzip-compressed.
+//
+//   0  "GCBW"  magic
+//   4  u16     format version (1)
+//   6  u16     flags: bit 0 = body gzip-compressed
+//   8  u32     CRC-32 of the uncompressed body
+//  12  u32     length of the uncompressed body
+//  16  body:   u32 JSON length, the JSON (the snapshot with every typed array replaced by
+//              {"$ta": n}, plus "arrays": [{type, offset, length}]), then, from the next 8-aligned byte
+//              (offsets count from there), the arrays' bytes in the machine's byte order
+//              (little-endian on every supported host).
+//
+// All numbers little-endian. decodeSave checks all of it and validates the snapshot, so a file that
+// is not a save, or a damaged one, is refused with a clear message instead of crashing a world.
+import { crc32, gunzipSync, gzipSync } from 'node:zlib';
+import { SnapshotError, validateSnapshot, type SandboxSnapshot } from './snapshot.ts';
+
+export const SAVE_MAGIC = 'GCBW';
+export const SAVE_VERSION = 1;
+const FLAG_GZIP = 1;
+const HEADER_BYTES = 16;
+/** Largest body a save may inflate to (a 1024² world with the hard actor cap is ~30 MB). */
+const MAX_BODY_BYTES = 256 * 1024 * 1024;
+
+const ARRAY_TYPES = {
+  Uint8Array, Int8Array, Uint16Array, Int16Array, Uint32Array, Int32Array, Float32Array, Float64Array,
+} as const;
+type ArrayTypeName = keyof typeof ARRAY_TYPES;
+type AnyTypedArray = InstanceType<(typeof ARRAY_TYPES)[ArrayTypeName]>;
+
+export class SaveFormatError extends Error {}
+
+interface ArraySpec {
+  type: ArrayTypeName;
+  offset: number;
+  length: number;
+}
+
+function typeNameOf(v: unknown): ArrayTypeName | null {
+  for (const name of Object.keys(ARRAY_TYPES) as ArrayTypeName[]) if (v instanceof ARRAY_TYPES[name]) return name;
+  return null;
+}
+
+function align8(n: number): number {
+  return (n + 7) & ~7;
+}
+
+export function encodeSave(snapshot: SandboxSnapshot, compress: boolean): Uint8Array {
+  const arrays: AnyTypedArray[] = [];
+  const specs: ArraySpec[] = [];
+  const strip = (v: unknown): unknown => {
+    const typeName = typeNameOf(v);
+    if (typeName) {
+      arrays.push(v as AnyTypedArray);
+      specs.push({ type: typeName, offset: 0, length: (v as AnyTypedArray).length });
+      return { $ta: arrays.length - 1 };
+    }
+    if (Array.isArray(v)) return v.map(strip);
+    if (typeof v === 'object' && v !== null) {
+      const out: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(v)) out[key] = strip(value);
+      return out;
+    }
+    return v;
+  };
+  const tree = strip(snapshot);
+  // Array offsets count from the start of the data section (the first 8-aligned byte after the JSON).
+  let offset = 0;
+  for (let n = 0; n < specs.length; n++) {
+    specs[n]!.offset = offset;
+    offset = align8(offset + arrays[n]!.byteLength);
+  }
+  const json = new TextEncoder().encode(JSON.stringify({ snapshot: tree, arrays: specs }));
+  const dataStart = align8(4 + json.length);
+  const body = new Uint8Array(dataStart + offset);
+  new DataView(body.buffer).setUint32(0, json.length, true);
+  body.set(json, 4);
+  for (let n = 0; n < arrays.length; n++) {
+    const array = arrays[n]!;
+    body.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), dataStart + specs[n]!.offset);
+  }
+  const payload = compress ? gzipSync(body) : body;
+  const out = new Uint8Array(HEADER_BYTES + payload.length);
+  const header = new DataView(out.buffer);
+  for (let n = 0; n < 4; n++) out[n] = SAVE_MAGIC.charCodeAt(n);
+  header.setUint16(4, SAVE_VERSION, true);
+  header.setUint16(6, compress ? FLAG_GZIP : 0, true);
+  header.setUint32(8, crc32(body), true);
+  header.setUint32(12, body.length, true);
+  out.set(payload, HEADER_BYTES);
+  return out;
+}
+
+function fail(reason: string): never {
+  throw new SaveFormatError(reason);
+}
+
+/** Parses a save; throws SaveFormatError (not a save / damaged) naming the reason. */
+export function decodeSave(bytes: Uint8Array): SandboxSnapshot {
+  if (!(bytes instanceof Uint8Array)) fail('expected bytes');
+  if (bytes.length < HEADER_BYTES) fail(`${bytes.length} bytes is too short for a save header`);
+  for (let n = 0; n < 4; n++) if (bytes[n] !== SAVE_MAGIC.charCodeAt(n)) fail('the file does not start with the save magic "GCBW"');
+  const header = new DataView(bytes.buffer, bytes.byteOffset, HEADER_BYTES);
+  const version = header.getUint16(4, true);
+  if (version !== SAVE_VERSION) fail(`save format version ${version} is not supported (this build reads ${SAVE_VERSION})`);
+  const flags = header.getUint16(6, true);
+  if ((flags & ~FLAG_GZIP) !== 0) fail(`unknown header flags ${flags}`);
+  const crc = header.getUint32(8, true);
+  const length = header.getUint32(12, true);
+  if (length > MAX_BODY_BYTES) fail(`the body claims ${length} bytes, more than a save can hold`);
+  const payload = bytes.subarray(HEADER_BYTES);
+  let body: Uint8Array;
+  if (flags & FLAG_GZIP) {
+    try {
+      body = gunzipSync(payload, { maxOutputLength: MAX_BODY_BYTES });
+    } catch (err) {
+      fail(`the compressed body is damaged (${(err as Error).message})`);
+    }
+  } else {
+    body = payload;
+  }
+  if (body.length !== length) fail(`the body has ${body.length} bytes, the header says ${length}`);
+  if (crc32(body) !== crc) fail('the body does not match its checksum');
+  if (body.length < 4) fail('the body is too short');
+  const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+  const jsonLength = view.getUint32(0, true);
+  if (4 + jsonLength > body.length) fail('the metadata runs past the end of the body');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body.subarray(4, 4 + jsonLength)));
+  } catch {
+    fail('the metadata is not valid JSON');
+  }
+  const doc = parsed as { snapshot?: unknown; arrays?: unknown };
+  if (typeof doc !== 'object' || doc === null || !Array.isArray(doc.arrays)) fail('the metadata has no array table');
+  const dataStart = align8(4 + jsonLength);
+  const arrays = (doc.arrays as unknown[]).map((spec, n): AnyTypedArray => {
+    const s = spec as Partial<ArraySpec>;
+    if (typeof s !== 'object' || s === null || typeof s.type !== 'string' || !Object.hasOwn(ARRAY_TYPES, s.type)) fail(`array ${n} has an unknown type`);
+    const Ctor = ARRAY_TYPES[s.type as ArrayTypeName];
+    if (!Number.isInteger(s.offset) || !Number.isInteger(s.length) || s.offset! < 0 || s.length! < 0) fail(`array ${n} has a bad offset or length`);
+    const byteLength = s.length! * Ctor.BYTES_PER_ELEMENT;
+    const start = dataStart + s.offset!;
+    if (start + byteLength > body.length) fail(`array ${n} runs past the end of the body`);
+    // Copy into a fresh, aligned buffer: the body's own buffer need not be aligned for every element size.
+    const copy = new Uint8Array(byteLength);
+    copy.set(body.subarray(start, start + byteLength));
+    return new Ctor(copy.buffer);
+  });
+  const revive = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(revive);
+    if (typeof v === 'object' && v !== null) {
+      const record = v as Record<string, unknown>;
+      if (Object.keys(record).length === 1 && typeof record.$ta === 'number') {
+        const array = arrays[record.$ta];
+        if (!array) fail(`a reference names missing array ${record.$ta}`);
+        return array;
+      }
+      const out: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(record)) out[key] = revive(value);
+      return out;
+    }
+    return v;
+  };
+  const snapshot = revive(doc.snapshot);
+  try {
+    return validateSnapshot(snapshot);
+  } catch (err) {
+    if (err instanceof SnapshotError) fail(`the world inside is invalid: ${err.message}`);
+    throw err;
+  }
+}

@@ -1,0 +1,409 @@
+// The live world's storage: tiles and actors as structures of typed arrays, plus the small records
+// (kingdoms, cities) and counters. Every tile write that matters to a city's accounting goes through
+// setTop / setOwner / setTileType here, so building counts and land area never drift.
+import { TILE_WATER, TOP, TOP_FLAMMABLE, TILE_FLAMMABLE } from './assets.ts';
+import { seedRng, type RngState } from './rng.ts';
+
+export interface ActorArrays {
+  alive: Uint8Array;
+  asset: Uint8Array;
+  /** Asset at birth: names keep their style when a human rises as a zombie. */
+  born: Uint8Array;
+  hunger: Uint8Array;
+  cooldown: Uint8Array;
+  uid: Int32Array;
+  age: Int32Array;
+  maxAge: Int32Array;
+  kingdom: Int32Array;
+  city: Int32Array;
+  hp: Int16Array;
+  maxHp: Int16Array;
+  plague: Uint16Array;
+  blessed: Uint16Array;
+  x: Float32Array;
+  y: Float32Array;
+  vx: Float32Array;
+  vy: Float32Array;
+}
+
+type ArrayCtor<A> = { new (length: number): A };
+
+/** Field order is the hash and save order. */
+export const ACTOR_FIELDS: { [K in keyof ActorArrays]: ArrayCtor<ActorArrays[K]> } = {
+  alive: Uint8Array,
+  asset: Uint8Array,
+  born: Uint8Array,
+  hunger: Uint8Array,
+  cooldown: Uint8Array,
+  uid: Int32Array,
+  age: Int32Array,
+  maxAge: Int32Array,
+  kingdom: Int32Array,
+  city: Int32Array,
+  hp: Int16Array,
+  maxHp: Int16Array,
+  plague: Uint16Array,
+  blessed: Uint16Array,
+  x: Float32Array,
+  y: Float32Array,
+  vx: Float32Array,
+  vy: Float32Array,
+};
+export const ACTOR_FIELD_NAMES = Object.keys(ACTOR_FIELDS) as Array<keyof ActorArrays>;
+
+export interface Kingdom {
+  id: number;
+  name: string;
+  race: string;
+  wild: boolean;
+  alive: boolean;
+  /** 0xRRGGBB, for borders and the screenshot. */
+  color: number;
+  kingUid: number;
+  kingSlot: number;
+  capitalId: number;
+  createdTick: number;
+  /** Census counts (refreshed every CENSUS_EVERY ticks; reads count afresh). */
+  units: number;
+  cities: number;
+  wars: number[];
+  /** City id the soldiers march on while at war (0 = none). */
+  warTarget: number;
+}
+
+export interface City {
+  id: number;
+  name: string;
+  kingdomId: number;
+  x: number;
+  y: number;
+  alive: boolean;
+  leaderUid: number;
+  leaderSlot: number;
+  /** Houses on tiles the city owns (kept exact by setTop/setOwner). */
+  buildings: number;
+  units: number;
+  radius: number;
+  /** Radius up to which tiles have been claimed. */
+  claimed: number;
+  food: number;
+  foundedTick: number;
+}
+
+export type LawId = 'rain_toggle' | 'infinite_lifespan' | 'world_peace';
+export type Laws = Record<LawId, boolean>;
+
+export const DEAD_CAP = 1024;
+export const HARD_ACTOR_CAP = 262_144;
+export const MAX_CITY_ID = 65_535;
+export const GRID_SHIFT = 3;
+export const BIRTH_QUEUE = 8192;
+export const FIRE_EXTINGUISHED = 255;
+
+export interface DeadRing {
+  uid: Int32Array;
+  born: Uint8Array;
+  asset: Uint8Array;
+  kingdom: Int32Array;
+  x: Int16Array;
+  y: Int16Array;
+  /** Deaths ever recorded; the ring holds the last min(total, DEAD_CAP). */
+  total: number;
+}
+
+export interface World {
+  width: number;
+  height: number;
+  seed: number;
+  tick: number;
+  tileType: Uint8Array;
+  /** 0 = none, else top catalogue index + 1. */
+  topType: Uint8Array;
+  elevation: Uint8Array;
+  /** 0 = not burning, 1..254 = ticks left, 255 = put out (still listed until the fire pass drops it). */
+  fire: Uint8Array;
+  /** Owning city id (0 = none). */
+  owner: Uint16Array;
+  fireList: Int32Array;
+  fireCount: number;
+  /** Non-water tiles (kept by setTileType). */
+  landTiles: number;
+
+  a: ActorArrays;
+  capacity: number;
+  /** Slots ever used: actor loops run over [0, hwm). */
+  hwm: number;
+  /** LIFO stack of freed slots; part of the state because it decides future slot order. */
+  free: Int32Array;
+  freeCount: number;
+  population: number;
+  /** Census: live actors per asset. */
+  assetPop: Int32Array;
+
+  /** Indexed by id - 1; ids are never reused. */
+  kingdoms: Kingdom[];
+  cities: City[];
+  nextUid: number;
+  lifetime: number;
+  rng: RngState;
+  laws: Laws;
+  dead: DeadRing;
+
+  // Runtime only (rebuilt every tick, never saved): the spatial grid and the birth queue. The grid
+  // keeps copies of position, asset and kingdom in cell order so a neighbour scan reads memory in
+  // sequence instead of jumping across the actor arrays.
+  gridW: number;
+  gridH: number;
+  cellStart: Int32Array;
+  cellFill: Int32Array;
+  /** Each actor's cell, from the grid's first pass (-1 = dead). */
+  cellOf: Int32Array;
+  cellItems: Int32Array;
+  cellX: Float32Array;
+  cellY: Float32Array;
+  cellAsset: Uint8Array;
+  cellKingdom: Int32Array;
+  births: Int32Array;
+  birthCount: number;
+}
+
+export function kingdomOf(w: World, id: number): Kingdom | undefined {
+  return id > 0 ? w.kingdoms[id - 1] : undefined;
+}
+
+export function cityOf(w: World, id: number): City | undefined {
+  return id > 0 ? w.cities[id - 1] : undefined;
+}
+
+export function allocActorArrays(capacity: number): ActorArrays {
+  const out = {} as Record<keyof ActorArrays, unknown>;
+  for (const name of ACTOR_FIELD_NAMES) out[name] = new ACTOR_FIELDS[name](capacity);
+  return out as ActorArrays;
+}
+
+export function emptyDeadRing(): DeadRing {
+  return {
+    uid: new Int32Array(DEAD_CAP),
+    born: new Uint8Array(DEAD_CAP),
+    asset: new Uint8Array(DEAD_CAP),
+    kingdom: new Int32Array(DEAD_CAP),
+    x: new Int16Array(DEAD_CAP),
+    y: new Int16Array(DEAD_CAP),
+    total: 0,
+  };
+}
+
+export function defaultLaws(): Laws {
+  return { rain_toggle: false, infinite_lifespan: false, world_peace: false };
+}
+
+/** An all-ocean world with no actors: generation and snapshot loading fill it in. */
+export function createWorld(width: number, height: number, seed: number, actorCapacity = 1024): World {
+  const tiles = width * height;
+  const capacity = Math.max(1024, actorCapacity);
+  const gridW = (width + (1 << GRID_SHIFT) - 1) >> GRID_SHIFT;
+  const gridH = (height + (1 << GRID_SHIFT) - 1) >> GRID_SHIFT;
+  return {
+    width,
+    height,
+    seed,
+    tick: 0,
+    tileType: new Uint8Array(tiles),
+    topType: new Uint8Array(tiles),
+    elevation: new Uint8Array(tiles),
+    fire: new Uint8Array(tiles),
+    owner: new Uint16Array(tiles),
+    fireList: new Int32Array(1024),
+    fireCount: 0,
+    landTiles: 0,
+    a: allocActorArrays(capacity),
+    capacity,
+    hwm: 0,
+    free: new Int32Array(capacity),
+    freeCount: 0,
+    population: 0,
+    assetPop: new Int32Array(256),
+    kingdoms: [],
+    cities: [],
+    nextUid: 1,
+    lifetime: 0,
+    rng: seedRng(seed, 7),
+    laws: defaultLaws(),
+    dead: emptyDeadRing(),
+    gridW,
+    gridH,
+    cellStart: new Int32Array(gridW * gridH + 1),
+    cellFill: new Int32Array(gridW * gridH),
+    cellOf: new Int32Array(capacity),
+    cellItems: new Int32Array(capacity),
+    cellX: new Float32Array(capacity),
+    cellY: new Float32Array(capacity),
+    cellAsset: new Uint8Array(capacity),
+    cellKingdom: new Int32Array(capacity),
+    births: new Int32Array(BIRTH_QUEUE),
+    birthCount: 0,
+  };
+}
+
+/** Grows every actor array to hold at least `needed` slots; false at the hard cap. */
+export function ensureActorCapacity(w: World, needed: number): boolean {
+  if (needed <= w.capacity) return true;
+  if (needed > HARD_ACTOR_CAP) return false;
+  let capacity = w.capacity;
+  while (capacity < needed) capacity *= 2;
+  capacity = Math.min(capacity, HARD_ACTOR_CAP);
+  const next = allocActorArrays(capacity);
+  for (const name of ACTOR_FIELD_NAMES) (next[name] as { set(src: ArrayLike<number>): void }).set(w.a[name]);
+  w.a = next;
+  const free = new Int32Array(capacity);
+  free.set(w.free.subarray(0, w.freeCount));
+  w.free = free;
+  w.cellOf = new Int32Array(capacity);
+  w.cellItems = new Int32Array(capacity);
+  w.cellX = new Float32Array(capacity);
+  w.cellY = new Float32Array(capacity);
+  w.cellAsset = new Uint8Array(capacity);
+  w.cellKingdom = new Int32Array(capacity);
+  w.capacity = capacity;
+  return true;
+}
+
+/** A free actor slot (the most recently freed first), or -1 at the hard cap. */
+export function allocSlot(w: World): number {
+  if (w.freeCount > 0) return w.free[--w.freeCount]!;
+  if (w.hwm >= w.capacity && !ensureActorCapacity(w, w.hwm + 1)) return -1;
+  return w.hwm++;
+}
+
+export function releaseSlot(w: World, slot: number): void {
+  w.free[w.freeCount++] = slot;
+}
+
+export function tileIndex(w: World, x: number, y: number): number {
+  return y * w.width + x;
+}
+
+export function inBounds(w: World, x: number, y: number): boolean {
+  return x >= 0 && y >= 0 && x < w.width && y < w.height;
+}
+
+export function setTop(w: World, i: number, top: number): void {
+  const old = w.topType[i]!;
+  if (old === top) return;
+  const owner = w.owner[i]!;
+  if (owner !== 0) {
+    const city = w.cities[owner - 1];
+    if (city) {
+      if (old === TOP.house) city.buildings--;
+      if (top === TOP.house) city.buildings++;
+    }
+  }
+  w.topType[i] = top;
+}
+
+export function setOwner(w: World, i: number, cityId: number): void {
+  const old = w.owner[i]!;
+  if (old === cityId) return;
+  if (w.topType[i] === TOP.house) {
+    const from = cityOf(w, old);
+    if (from) from.buildings--;
+    const to = cityOf(w, cityId);
+    if (to) to.buildings++;
+  }
+  w.owner[i] = cityId;
+}
+
+/** Changes a tile's type; water drowns its top, its fire and its ownership. */
+export function setTileType(w: World, i: number, type: number): void {
+  const old = w.tileType[i]!;
+  if (old === type) return;
+  const wasWater = TILE_WATER[old] === 1;
+  const isWater = TILE_WATER[type] === 1;
+  if (wasWater && !isWater) w.landTiles++;
+  if (!wasWater && isWater) {
+    w.landTiles--;
+    setTop(w, i, 0);
+    setOwner(w, i, 0);
+    extinguish(w, i);
+  }
+  w.tileType[i] = type;
+}
+
+export function isFlammable(w: World, i: number): boolean {
+  return TILE_FLAMMABLE[w.tileType[i]!] === 1 || TOP_FLAMMABLE[w.topType[i]!] === 1;
+}
+
+export function isBurning(w: World, i: number): boolean {
+  const f = w.fire[i]!;
+  return f !== 0 && f !== FIRE_EXTINGUISHED;
+}
+
+/** Sets a flammable tile burning for `ticks`; false when it cannot burn or already does. */
+export function ignite(w: World, i: number, ticks: number): boolean {
+  if (w.fire[i] !== 0 || !isFlammable(w, i)) return false;
+  if (w.fireCount >= w.fireList.length) {
+    if (w.fireList.length >= w.width * w.height) return false;
+    const grown = new Int32Array(Math.min(w.fireList.length * 2, w.width * w.height));
+    grown.set(w.fireList);
+    w.fireList = grown;
+  }
+  w.fire[i] = Math.max(1, Math.min(254, ticks));
+  w.fireList[w.fireCount++] = i;
+  return true;
+}
+
+export function extinguish(w: World, i: number): void {
+  if (w.fire[i] !== 0) w.fire[i] = FIRE_EXTINGUISHED;
+}
+
+export function countLand(w: World): number {
+  let land = 0;
+  const types = w.tileType;
+  for (let i = 0; i < types.length; i++) if (TILE_WATER[types[i]!] === 0) land++;
+  return land;
+}
+
+/** Iterates the tiles of a disc (radius 0 = one tile) clipped to the map. */
+export function forDisc(w: World, cx: number, cy: number, radius: number, visit: (i: number, x: number, y: number, d2: number) => void): void {
+  const r = Math.max(0, Math.floor(radius));
+  const r2 = r * r + r; // a rounder disc than r*r for small radii
+  const x0 = Math.max(0, cx - r);
+  const x1 = Math.min(w.width - 1, cx + r);
+  const y0 = Math.max(0, cy - r);
+  const y1 = Math.min(w.height - 1, cy + r);
+  for (let y = y0; y <= y1; y++) {
+    const dy = y - cy;
+    for (let x = x0; x <= x1; x++) {
+      const dx = x - cx;
+      const d2 = dx * dx + dy * dy;
+      if (d2 <= r2) visit(y * w.width + x, x, y, d2);
+    }
+  }
+}
+
+/** Tiles of a disc, on the map or not (paint reports off-map tiles as skipped). */
+export function discArea(radius: number): number {
+  const r = Math.max(0, Math.floor(radius));
+  const r2 = r * r + r;
+  let n = 0;
+  for (let dy = -r; dy <= r; dy++) for (let dx = -r; dx <= r; dx++) if (dx * dx + dy * dy <= r2) n++;
+  return n;
+}
+
+/** A kingdom colour from its id: golden-ratio hues, bright and distinct. */
+export function kingdomColor(id: number): number {
+  const hue = (id * 0.618033988749895) % 1;
+  const [r, g, b] = hsvToRgb(hue, 0.75, 0.95);
+  return (r << 16) | (g << 8) | b;
+}
+
+function hsvToRgb(h: number, s: number, v: number): [number, number, number] {
+  const i = Math.floor(h * 6);
+  const f = h * 6 - i;
+  const p = v * (1 - s);
+  const q = v * (1 - f * s);
+  const t = v * (1 - (1 - f) * s);
+  const table: Array<[number, number, number]> = [[v, t, p], [q, v, p], [p, v, t], [p, q, v], [t, p, v], [v, p, q]];
+  const [r, g, b] = table[i % 6]!;
+  return [Math.round(r * 255), Math.round(g * 255), Math.round(b * 255)];
+}
