@@ -7,8 +7,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { Server } from 'node:http';
 import type { DestinationStream, Logger } from 'pino';
 import { Admission } from './admission/semaphore.ts';
-import { CredentialTable, sha256 } from './auth/credentials.ts';
-import { ALL_PERMISSIONS } from './auth/permissions.ts';
+import { CredentialTable } from './auth/credentials.ts';
 import { COMMANDS } from './commands/index.ts';
 import { CommandRegistry } from './commands/registry.ts';
 import { watchKillSwitch } from './config/kill-switch.ts';
@@ -19,9 +18,10 @@ import { CommandPool } from './dispatch/pool.ts';
 import { createApp } from './http/app.ts';
 import { DEFAULT_TIMINGS, LIMITS, type Timings } from './limits.ts';
 import { createLogger } from './log/logger.ts';
-import { LegacySession, type Session } from './session/session.ts';
-import type { CallerContext } from './shared/caller.ts';
-import { createSharedState, kEnabled, kQueued, kStopping } from './shared/layout.ts';
+import { Session } from './session/session.ts';
+import { loadAgents } from './config/agents.ts';
+import { bridgeInternal } from './commands/internal.ts';
+import { createSharedState, kEnabled, kQueued, kStopping, kWorldEpoch } from './shared/layout.ts';
 import type { BridgeInfo, GameThreadControl, GameThreadData, GameThreadEvent } from './shared/protocol.ts';
 import { startThread } from './shared/start-thread.ts';
 import { MOD_VERSION } from './version.ts';
@@ -82,7 +82,9 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
   const shared = createSharedState();
   Atomics.store(shared.control, kEnabled, config.enabled ? 1 : 0);
   const gameUrl = toGameUrl(options.game);
-  const session: Session = new LegacySession();
+  // decisions §4: agents.json switches multi-agent mode on; an invalid one refuses startup.
+  const agents = loadAgents(configDir);
+  const session = agents ? Session.multiAgent(agents, shared.control, log) : Session.legacy(config.Bridge.token, shared.control, log);
 
   const { port1: actionPort, port2: gameActionPort } = new MessageChannel();
   const threadData: GameThreadData = {
@@ -109,6 +111,18 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
     throw err;
   }
   const queue = new GameQueue(actionPort, shared, timings);
+  const system = session.credentials[0]!.caller;
+  let claimsEpoch = -1;
+  // `auto:N` claims follow the world: resolved at startup and again after every world swap.
+  const refreshClaims = async () => {
+    const epoch = Atomics.load(shared.control, kWorldEpoch);
+    if (!session.multiAgent || epoch === claimsEpoch) return;
+    claimsEpoch = epoch;
+    const answer = await queue.submit(bridgeInternal.name, 'kingdom_order', null, system);
+    if (answer.outcome.ok) session.resolveClaims(answer.outcome.value as number[]);
+  };
+  await refreshClaims();
+  session.start();
 
   const info: BridgeInfo = {
     modVersion: MOD_VERSION,
@@ -137,23 +151,17 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
     timings,
     ...(options.poolThreads === undefined ? {} : { threads: options.poolThreads }),
     hooks: {
-      frame: (command, phase, input, caller) => queue.submit(command, phase, input, caller).then((answer) => answer.outcome),
+      frame: async (command, phase, input, caller) => {
+        const answer = await queue.submit(command, phase, input, caller);
+        await refreshClaims();
+        return answer.outcome;
+      },
       session: (name, input, caller) => session.call(name, input, caller),
     },
   });
 
-  const legacy: CallerContext = {
-    agentId: 'legacy',
-    agentIndex: 0,
-    role: 'god',
-    permissions: ALL_PERMISSIONS,
-    claimedKingdomId: null,
-    scenario: 'sandbox',
-    partialIntel: false,
-    turnBased: false,
-    legacyMode: true,
-  };
-  const credentials = new CredentialTable([{ digest: sha256(config.Bridge.token), caller: legacy }]);
+  // In multi-agent mode only agents.json credentials exist: the legacy token answers 401.
+  const credentials = new CredentialTable(session.credentials);
   const admission = new Admission(config.Bridge.max_concurrent_requests, timings.admissionWaitMs);
   const killSwitch = watchKillSwitch({
     path: loaded.path,
@@ -205,6 +213,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
       await Promise.race([waitUntil(() => admission.inUse === 0), sleep(timings.shutdownGraceMs)]);
       await queue.drained(50);
       killSwitch.stop();
+      session.stop();
       gameThread.postMessage({ type: 'stop' } satisfies GameThreadControl);
       await Promise.race([new Promise((done) => gameThread.once('exit', done)), sleep(200)]);
       await gameThread.terminate();

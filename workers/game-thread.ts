@@ -2,6 +2,7 @@
 // (or lets a game with its own loop call drainFrame), and drains the dispatcher queue each frame.
 import { parentPort, workerData } from 'node:worker_threads';
 import { COMMANDS } from '../src/commands/index.ts';
+import { INTERNAL_COMMANDS } from '../src/commands/internal.ts';
 import { createDrainer } from '../src/dispatch/drain.ts';
 import type { GameHost, GameModule } from '../src/shared/game-module.ts';
 import { kStopping, viewSharedState } from '../src/shared/layout.ts';
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
     port: data.actionPort,
     shared,
     game,
-    commands: new Map(COMMANDS.map((def) => [def.name, def])),
+    commands: new Map([...COMMANDS, ...INTERNAL_COMMANDS].map((def) => [def.name, def] as const)),
     timings: data.timings,
   });
   const functions = Object.keys(game).filter((key) => typeof (game as unknown as Record<string, unknown>)[key] === 'function');

@@ -26,7 +26,8 @@ export interface AppDeps {
   enabled(): boolean;
   registry: CommandRegistry;
   admission: Admission;
-  session: Session;
+  /** The session's step-4 turn check and its last-seen bookkeeping. */
+  session: Pick<Session, 'checkTurn' | 'touch'>;
   shared: SharedState;
   info: BridgeInfo;
   log: Logger;

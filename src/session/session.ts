@@ -1,39 +1,258 @@
-import type { BridgeError, Outcome } from '../errors/bridge-error.ts';
+import type { Logger } from 'pino';
+import { sha256, type Credential } from '../auth/credentials.ts';
+import { ALL_PERMISSIONS, PERMISSIONS, ROLE_MASKS, type RoleName } from '../auth/permissions.ts';
 import type { CommandDef } from '../commands/define.ts';
+import type { AgentEntry, AgentsConfig } from '../config/agents.ts';
+import { BridgeError, toFailure, type Outcome } from '../errors/bridge-error.ts';
+import { LIMITS } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
+import type { KingdomInfo } from '../shared/game-module.ts';
+import { kTurnHolder } from '../shared/layout.ts';
+import { MessageBus } from './bus.ts';
+import { evaluateObjectives } from './objectives.ts';
 
-/**
- * The session state (agents, turn, inboxes). The main loop owns it; pool threads reach it through
- * `call`, never a copy (decisions §4).
- */
-export interface Session {
-  readonly multiAgent: boolean;
-  readonly scenario: string;
-  readonly agentCount: number;
-  /** spec step 4, after the permission check: 409 TURN_NOT_YOURS or null. */
-  checkTurn(def: CommandDef, caller: CallerContext): BridgeError | null;
-  /** Note that an agent was seen (session_info.last_seen_utc). */
-  touch(caller: CallerContext): void;
-  /** A session call from a pool command. */
-  call(name: string, input: unknown, caller: CallerContext): Promise<Outcome<unknown>>;
+interface Agent {
+  entry: AgentEntry | null;
+  caller: CallerContext;
+  lastSeen: number | null;
 }
 
-/** Legacy single-agent mode: one synthetic god agent, no turns, no bus peers. */
-export class LegacySession implements Session {
-  readonly multiAgent = false;
-  readonly scenario = 'sandbox';
-  readonly agentCount = 1;
-  lastSeen: string | null = null;
+/**
+ * The session state: agents, claims, the turn and the bus. The main loop owns it; pool threads
+ * reach it through `call` (decisions §4), and the turn holder is mirrored in shared memory so the
+ * game thread can stop a pulsed run when its caller's turn ends.
+ */
+export class Session {
+  readonly multiAgent: boolean;
+  readonly scenario: string;
+  readonly partialIntel: boolean;
+  readonly turnBased: boolean;
+  readonly #agents: Agent[];
+  readonly #byId = new Map<string, Agent>();
+  readonly #bus: MessageBus;
+  readonly #turnOrder: number[];
+  readonly #turnTimeoutMs: number | null;
+  readonly #control: Int32Array;
+  readonly #log: Logger;
+  #turn = 0;
+  #turnTimer: NodeJS.Timeout | null = null;
+  #kingdomOrder: number[] = [];
 
-  checkTurn(): BridgeError | null {
-    return null;
+  /** Legacy mode (no agents.json): one synthetic god agent holding the bridge.toml token. */
+  static legacy(token: string, control: Int32Array, log: Logger): Session {
+    return new Session(null, token, control, log);
   }
 
-  touch(): void {
-    this.lastSeen = new Date().toISOString();
+  static multiAgent(config: AgentsConfig, control: Int32Array, log: Logger): Session {
+    return new Session(config, null, control, log);
   }
 
-  async call(name: string): Promise<Outcome<unknown>> {
-    return { ok: false, code: 'BAD_ARGS', message: `session call '${name}' is not available in legacy mode` };
+  private constructor(config: AgentsConfig | null, legacyToken: string | null, control: Int32Array, log: Logger) {
+    this.multiAgent = config !== null;
+    this.scenario = config?.scenario ?? 'sandbox';
+    this.partialIntel = config?.partialIntel ?? false;
+    this.turnBased = config?.turnBased ?? false;
+    this.#turnTimeoutMs = config?.turnTimeoutMs ?? null;
+    this.#control = control;
+    this.#log = log;
+    const entries: Array<AgentEntry | null> = config ? config.agents : [null];
+    this.#agents = entries.map((entry, agentIndex) => {
+      const role = (entry?.role ?? 'god') as RoleName;
+      const permissions = entry?.permissions ? entry.permissions.reduce((mask, name) => mask | PERMISSIONS[name], 0) : entry ? ROLE_MASKS[role] : ALL_PERMISSIONS;
+      const caller: CallerContext = {
+        agentId: entry?.id ?? 'legacy',
+        agentIndex,
+        role,
+        permissions,
+        claimedKingdomId: null,
+        scenario: this.scenario,
+        partialIntel: this.partialIntel,
+        turnBased: this.turnBased,
+        legacyMode: !this.multiAgent,
+      };
+      return { entry, caller, lastSeen: null };
+    });
+    for (const agent of this.#agents) this.#byId.set(agent.caller.agentId, agent);
+    this.#bus = new MessageBus(this.#agents.map((a) => a.caller.agentId));
+    this.#turnOrder = (config?.turnOrder ?? []).map((id) => this.#byId.get(id)!.caller.agentIndex);
+    this.#credentials = this.#agents.map((agent) => ({
+      digest: agent.entry ? (agent.entry.token_sha256 ? Buffer.from(agent.entry.token_sha256, 'hex') : sha256(agent.entry.token!)) : sha256(legacyToken!),
+      caller: agent.caller,
+    }));
+    this.#publishTurn();
+  }
+
+  readonly #credentials: Credential[];
+
+  /** One credential per agent; in multi-agent mode the legacy token is not among them. */
+  get credentials(): readonly Credential[] {
+    return this.#credentials;
+  }
+
+  get agentCount(): number {
+    return this.#agents.length;
+  }
+
+  /** The agent holding the turn, or null when the session is not turn-based. */
+  get turnHolder(): string | null {
+    if (!this.turnBased || this.#turnOrder.length === 0) return null;
+    return this.#agents[this.#turnOrder[this.#turn]!]!.caller.agentId;
+  }
+
+  /** spec step 4, after the permission check. decisions §4: god bypasses; only gated categories wait. */
+  checkTurn(def: CommandDef, caller: CallerContext): BridgeError | null {
+    if (!this.turnBased || !def.turnGated || caller.role === 'god') return null;
+    const holder = this.turnHolder;
+    if (holder === null || holder === caller.agentId) return null;
+    return new BridgeError('TURN_NOT_YOURS', `it is ${holder}'s turn; '${def.name}' waits for your turn (turn_order: ${this.#turnOrderIds().join(' → ')})`);
+  }
+
+  /** Notes that an agent was seen; a holder who speaks keeps the turn timeout at bay. */
+  touch(caller: CallerContext): void {
+    const agent = this.#agents[caller.agentIndex];
+    if (!agent) return;
+    agent.lastSeen = Date.now();
+    if (this.turnBased && this.#turnTimeoutMs !== null && this.turnHolder === caller.agentId) this.#armTurnTimer();
+  }
+
+  /** Re-resolves `auto:N` claims against the current world (decisions §4: on every generate or load). */
+  resolveClaims(kingdomOrder: readonly number[]): void {
+    this.#kingdomOrder = [...kingdomOrder];
+    for (const agent of this.#agents) agent.caller.claimedKingdomId = this.#resolveClaim(agent.entry?.kingdom_claim);
+  }
+
+  /** A session call from a pool command. Never throws: failures are Outcomes. */
+  async call(name: string, input: unknown, caller: CallerContext): Promise<Outcome<unknown>> {
+    try {
+      return { ok: true, value: this.#dispatch(name, input as Record<string, unknown>, caller) };
+    } catch (err) {
+      return toFailure(err);
+    }
+  }
+
+  start(): void {
+    if (this.turnBased && this.#turnTimeoutMs !== null) this.#armTurnTimer();
+  }
+
+  stop(): void {
+    if (this.#turnTimer) clearTimeout(this.#turnTimer);
+    this.#turnTimer = null;
+  }
+
+  #dispatch(name: string, input: Record<string, unknown>, caller: CallerContext): unknown {
+    switch (name) {
+      case 'info':
+        return this.#info();
+      case 'turn_advance':
+        return this.#advanceBy(caller);
+      case 'send':
+        return this.#send(caller, input);
+      case 'recv':
+        return this.#recv(caller, input);
+      case 'objectives':
+        return this.#objectives(input.kingdoms as KingdomInfo[]);
+      default:
+        throw new Error(`unknown session call '${name}'`);
+    }
+  }
+
+  #info() {
+    return {
+      scenario: this.scenario,
+      partial_intel: this.partialIntel,
+      turn_based: this.turnBased,
+      legacy_mode: !this.multiAgent,
+      agent_count: this.#agents.length,
+      agents: this.#agents.map((agent) => ({
+        id: agent.caller.agentId,
+        role: agent.caller.role,
+        claimed_kingdom_id: agent.caller.claimedKingdomId,
+        last_seen_utc: agent.lastSeen === null ? null : new Date(agent.lastSeen).toISOString(),
+      })),
+      turn_order: this.turnBased ? this.#turnOrderIds() : [],
+      current_turn: this.turnHolder,
+    };
+  }
+
+  #advanceBy(caller: CallerContext) {
+    if (!this.turnBased) throw new BridgeError('BAD_ARGS', 'turn_advance: this session is not turn-based (set "turn_based": true in agents.json)');
+    const holder = this.turnHolder;
+    if (holder === caller.agentId) return this.#advance(false);
+    if (caller.role === 'god') return this.#advance(true);
+    throw new BridgeError('TURN_NOT_YOURS', `it is ${holder}'s turn; only the holder or a god can pass it`);
+  }
+
+  #advance(forcedByGod: boolean) {
+    const previous = this.turnHolder;
+    this.#turn = (this.#turn + 1) % this.#turnOrder.length;
+    this.#publishTurn();
+    if (this.#turnTimeoutMs !== null) this.#armTurnTimer();
+    this.#log.info({ previous, next: this.turnHolder, forced_by_god: forcedByGod }, 'turn passed');
+    return { previous, next: this.turnHolder, forced_by_god: forcedByGod };
+  }
+
+  #send(caller: CallerContext, input: Record<string, unknown>) {
+    const to = String(input.to);
+    const content = String(input.content);
+    const kind = typeof input.kind === 'string' ? input.kind : 'text';
+    if (Buffer.byteLength(content) > LIMITS.messageMaxBytes) {
+      throw new BridgeError('BAD_ARGS', `content is ${Buffer.byteLength(content)} bytes; at most ${LIMITS.messageMaxBytes} are allowed`);
+    }
+    if (to === '*') {
+      if ((caller.permissions & PERMISSIONS.send_broadcast) === 0) {
+        throw new BridgeError('PERMISSION_DENIED', `agent '${caller.agentId}' (role ${caller.role}) lacks the send_broadcast permission that a message to "*" needs`);
+      }
+      const recipients = this.#bus.knownIds.filter((id) => id !== caller.agentId);
+      return { seq: this.#bus.send(caller.agentId, recipients, '*', kind, content), recipients, broadcast: true };
+    }
+    if (!this.#bus.has(to)) throw new BridgeError('BAD_ARGS', `unknown recipient '${to}'; known agents: ${this.#bus.knownIds.join(', ')} (or "*" to broadcast)`);
+    return { seq: this.#bus.send(caller.agentId, [to], to, kind, content), recipients: [to], broadcast: false };
+  }
+
+  #recv(caller: CallerContext, input: Record<string, unknown>) {
+    const since = typeof input.since_seq === 'number' ? input.since_seq : 0;
+    const max = typeof input.max === 'number' ? input.max : 50;
+    const items = this.#bus.receive(caller.agentId, since, max);
+    return { items, count: items.length, next_cursor: items.length > 0 ? items[items.length - 1]!.seq : since };
+  }
+
+  #objectives(kingdoms: KingdomInfo[]) {
+    return {
+      scenario: this.scenario,
+      agents: this.#agents.map((agent) => ({
+        agent_id: agent.caller.agentId,
+        role: agent.caller.role,
+        claimed_kingdom_id: agent.caller.claimedKingdomId,
+        objectives: evaluateObjectives(agent.entry?.objectives ?? [], agent.caller.claimedKingdomId, kingdoms, (claim) => this.#resolveClaim(claim)),
+      })),
+      kingdoms: kingdoms.map((k) => ({ id: k.id, name: k.name, units: k.units_count, cities: k.cities_count, wild: k.wild })),
+    };
+  }
+
+  #resolveClaim(claim: string | undefined): number | null {
+    if (claim === undefined) return null;
+    const [kind, value] = claim.split(':') as [string, string];
+    const n = Number(value);
+    return kind === 'id' ? n : (this.#kingdomOrder[n] ?? null);
+  }
+
+  #turnOrderIds(): string[] {
+    return this.#turnOrder.map((index) => this.#agents[index]!.caller.agentId);
+  }
+
+  #publishTurn(): void {
+    const holderIndex = this.turnBased && this.#turnOrder.length > 0 ? this.#turnOrder[this.#turn]! + 1 : 0;
+    Atomics.store(this.#control, kTurnHolder, holderIndex);
+  }
+
+  /** decisions §4: a holder silent for turn_timeout_s loses the turn, as if it had called turn_advance. */
+  #armTurnTimer(): void {
+    if (this.#turnTimer) clearTimeout(this.#turnTimer);
+    this.#turnTimer = setTimeout(() => {
+      this.#turnTimer = null;
+      this.#log.warn({ holder: this.turnHolder }, 'turn timeout: the holder was silent and loses the turn');
+      this.#advance(false);
+    }, this.#turnTimeoutMs!);
+    this.#turnTimer.unref();
   }
 }

@@ -1,0 +1,152 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Type, type Static } from '@sinclair/typebox';
+import { PERMISSIONS, ROLE_MASKS, type PermissionName, type RoleName } from '../auth/permissions.ts';
+import { createAjv } from './ajv.ts';
+import { ConfigError } from './load.ts';
+
+export const AGENTS_FILE = 'agents.json';
+
+const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((value) => Type.Literal(value)));
+
+export const SCENARIOS = ['sandbox', 'coop', 'pvp', 'hierarchical'] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+/** decisions §4: scenario presets. Only pvp hides other kingdoms by default. */
+export const SCENARIO_DEFAULTS: Record<ScenarioName, { partialIntel: boolean; turnBased: boolean }> = {
+  sandbox: { partialIntel: false, turnBased: false },
+  coop: { partialIntel: false, turnBased: false },
+  pvp: { partialIntel: true, turnBased: false },
+  hierarchical: { partialIntel: false, turnBased: false },
+};
+
+export const OBJECTIVE_KINDS = ['wipe_kingdom', 'survive', 'reach_units', 'reach_cities'] as const;
+
+const Claim = Type.String({ pattern: '^(auto|id):\\d{1,9}$' });
+
+export const Objective = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64 }),
+  label: Type.Optional(Type.String({ maxLength: 200 })),
+  kind: literals(OBJECTIVE_KINDS),
+  /** wipe_kingdom: a claim ("auto:1", "id:3"); reach_*: a number to reach. */
+  target: Type.Optional(Type.Union([Claim, Type.Integer({ minimum: 0 })])),
+});
+
+export const AgentEntry = Type.Object({
+  id: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' }),
+  token: Type.Optional(Type.String({ minLength: 16, maxLength: 512 })),
+  token_sha256: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })),
+  role: literals(Object.keys(ROLE_MASKS) as RoleName[]),
+  kingdom_claim: Type.Optional(Claim),
+  permissions: Type.Optional(Type.Array(literals(Object.keys(PERMISSIONS) as PermissionName[]))),
+  objectives: Type.Optional(Type.Array(Objective)),
+});
+
+export const AgentsFile = Type.Object({
+  scenario: Type.Optional(literals(SCENARIOS)),
+  partial_intel: Type.Optional(Type.Boolean()),
+  turn_based: Type.Optional(Type.Boolean()),
+  turn_order: Type.Optional(Type.Array(Type.String())),
+  turn_timeout_s: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 86_400 })),
+  agents: Type.Array(AgentEntry, { minItems: 1 }),
+});
+
+export type AgentEntry = Static<typeof AgentEntry>;
+export type AgentsFile = Static<typeof AgentsFile>;
+export type ObjectiveSpec = Static<typeof Objective>;
+
+export interface AgentsConfig {
+  path: string;
+  scenario: ScenarioName;
+  partialIntel: boolean;
+  turnBased: boolean;
+  turnOrder: string[];
+  turnTimeoutMs: number | null;
+  agents: AgentEntry[];
+}
+
+const validate = createAjv({ useDefaults: false }).compile<AgentsFile>(AgentsFile);
+
+/**
+ * Reads agents.json from the config dir: undefined when absent (legacy mode). decisions §4: an
+ * invalid file refuses startup with one clear line, and never falls back to legacy mode, which would
+ * hand out God.
+ */
+export function loadAgents(configDir: string): AgentsConfig | undefined {
+  const path = join(configDir, AGENTS_FILE);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new ConfigError(`${path}: cannot read: ${(err as Error).message}`);
+  }
+  return parseAgents(path, text);
+}
+
+export function parseAgents(path: string, text: string): AgentsConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`${path}: not valid JSON: ${(err as Error).message}`);
+  }
+  if (!validate(raw)) {
+    const error = validate.errors![0]!;
+    const where = error.instancePath ? error.instancePath.slice(1).replaceAll('/', '.') : '(top level)';
+    const detail =
+      error.keyword === 'required'
+        ? `is missing "${String(error.params.missingProperty)}"`
+        : error.keyword === 'minItems' && where === 'agents'
+          ? 'must list at least one agent'
+          : error.keyword === 'anyOf' || error.keyword === 'const'
+            ? `must be one of: ${allowedAt(where)}`
+            : error.keyword === 'pattern' && where.endsWith('kingdom_claim')
+              ? 'must be "auto:N" or "id:K"'
+              : (error.message ?? 'is invalid');
+    throw new ConfigError(`${path}: ${where} ${detail}`);
+  }
+  const ids = new Set<string>();
+  const tokens = new Set<string>();
+  for (const [index, agent] of raw.agents.entries()) {
+    if (ids.has(agent.id)) throw new ConfigError(`${path}: agents.${index}.id "${agent.id}" is a duplicate; every agent needs its own id`);
+    ids.add(agent.id);
+    if ((agent.token === undefined) === (agent.token_sha256 === undefined)) {
+      throw new ConfigError(`${path}: agents.${index} ("${agent.id}") needs exactly one of "token" or "token_sha256"`);
+    }
+    const digest = agent.token_sha256?.toLowerCase() ?? agent.token!;
+    const key = agent.token_sha256 ? `sha:${digest}` : `raw:${digest}`;
+    if (tokens.has(key)) throw new ConfigError(`${path}: agents.${index} ("${agent.id}") reuses another agent's token; every agent needs its own credential`);
+    tokens.add(key);
+  }
+  for (const id of raw.turn_order ?? []) {
+    if (!ids.has(id)) throw new ConfigError(`${path}: turn_order names "${id}", which is not an agent (agents: ${[...ids].join(', ')})`);
+  }
+  if (raw.turn_order && new Set(raw.turn_order).size !== raw.turn_order.length) {
+    throw new ConfigError(`${path}: turn_order names an agent twice`);
+  }
+  const scenario = raw.scenario ?? 'sandbox';
+  const defaults = SCENARIO_DEFAULTS[scenario];
+  const turnBased = raw.turn_based ?? defaults.turnBased;
+  // Default rotation: the agents that play (not god, who bypasses the gate, nor watchers), in order.
+  const players = raw.agents.filter((a) => a.role === 'faction_player').map((a) => a.id);
+  const turnOrder = raw.turn_order ?? (players.length > 0 ? players : raw.agents.map((a) => a.id));
+  return {
+    path,
+    scenario,
+    partialIntel: raw.partial_intel ?? defaults.partialIntel,
+    turnBased,
+    turnOrder,
+    turnTimeoutMs: raw.turn_timeout_s === undefined ? null : raw.turn_timeout_s * 1000,
+    agents: raw.agents,
+  };
+}
+
+function allowedAt(where: string): string {
+  if (where === 'scenario') return SCENARIOS.join(', ');
+  if (where.endsWith('.role')) return Object.keys(ROLE_MASKS).join(', ');
+  if (/\.permissions\.\d+$/.test(where)) return Object.keys(PERMISSIONS).join(', ');
+  if (where.endsWith('.kind')) return OBJECTIVE_KINDS.join(', ');
+  if (where.endsWith('.target')) return '"auto:N", "id:K" or a number';
+  return 'see docs/multi-agent.md';
+}
