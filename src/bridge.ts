@@ -21,7 +21,20 @@ import { createLogger } from './log/logger.ts';
 import { Session } from './session/session.ts';
 import { loadAgents } from './config/agents.ts';
 import { bridgeInternal } from './commands/internal.ts';
-import { createSharedState, kEnabled, kQueued, kStopping, kWorldEpoch } from './shared/layout.ts';
+import {
+  createSharedState,
+  kEnabled,
+  kQueued,
+  kStopping,
+  kWorldEpoch,
+  sActions,
+  sBusyFrames,
+  sFrames,
+  sFullFrames,
+  sFullOverheadMaxMs,
+  sFullOverheadMs,
+  sOverheadMs,
+} from './shared/layout.ts';
 import type { BridgeInfo, GameThreadControl, GameThreadData, GameThreadEvent } from './shared/protocol.ts';
 import { startThread } from './shared/start-thread.ts';
 import { MOD_VERSION } from './version.ts';
@@ -54,6 +67,16 @@ export interface BridgeStats {
   /** Actions posted to the game thread and not yet drained. */
   queued: number;
   poolThreads: number;
+  /** What the dispatcher costs the game thread, handlers excluded (benchmarks report it). */
+  frames: {
+    frames: number;
+    busyFrames: number;
+    actions: number;
+    fullFrames: number;
+    fullFrameOverheadMsAvg: number;
+    fullFrameOverheadMsMax: number;
+    busyFrameOverheadMsAvg: number;
+  };
 }
 
 export interface BridgeHandle {
@@ -240,8 +263,23 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
       dispatcherPending: queue.pending,
       queued: Atomics.load(shared.control, kQueued),
       poolThreads: pool.threads,
+      frames: frameStats(shared.stats),
     }),
     close,
+  };
+}
+
+function frameStats(stats: Float64Array): BridgeStats['frames'] {
+  const full = stats[sFullFrames]!;
+  const busy = stats[sBusyFrames]!;
+  return {
+    frames: stats[sFrames]!,
+    busyFrames: busy,
+    actions: stats[sActions]!,
+    fullFrames: full,
+    fullFrameOverheadMsAvg: full > 0 ? stats[sFullOverheadMs]! / full : 0,
+    fullFrameOverheadMsMax: stats[sFullOverheadMaxMs]!,
+    busyFrameOverheadMsAvg: busy > 0 ? stats[sOverheadMs]! / busy : 0,
   };
 }
 

@@ -10,6 +10,13 @@ import {
   kFrames,
   kQueued,
   kTick,
+  sActions,
+  sBusyFrames,
+  sFrames,
+  sFullFrames,
+  sFullOverheadMaxMs,
+  sFullOverheadMs,
+  sOverheadMs,
   sharedNow,
   type SharedState,
 } from '../shared/layout.ts';
@@ -36,7 +43,8 @@ export function createDrainer(options: {
   timings: Timings;
 }): FrameDrainer {
   const { port, shared, commands, timings } = options;
-  const { control, entries, startedAt } = shared;
+  const { control, entries, startedAt, stats } = shared;
+  let handlerMs = 0; // time spent inside handlers this frame, so the stats count only the dispatcher
   const jobs = new JobRegistry(control);
   const game = options.game as Required<GameModule>;
 
@@ -61,7 +69,9 @@ export function createDrainer(options: {
     }
     const env: FrameEnv<unknown> = { game, args: action.input, caller: action.caller, jobs, shared, timings };
     try {
+      const h0 = performance.now();
       const value = (handler as (env: FrameEnv<unknown>, input: unknown) => unknown)(env, action.input);
+      handlerMs += performance.now() - h0;
       if (value instanceof Promise) {
         // A started action is never cut off: a deferred one (pulses) answers when its job ends.
         value.then(
@@ -78,7 +88,10 @@ export function createDrainer(options: {
 
   function drainFrame(): void {
     publishTick();
-    for (let drained = 0; drained < LIMITS.actionsPerFrame; drained++) {
+    const f0 = performance.now();
+    handlerMs = 0;
+    let drained = 0;
+    for (; drained < LIMITS.actionsPerFrame; drained++) {
       const received = receiveMessageOnPort(port);
       if (received === undefined) break;
       Atomics.sub(control, kQueued, 1);
@@ -95,9 +108,22 @@ export function createDrainer(options: {
       }
       start(action, now);
     }
+    if (drained > 0) recordFrame(drained, performance.now() - f0 - handlerMs);
     jobs.step();
     publishTick();
     Atomics.add(control, kFrames, 1);
+    stats[sFrames]! += 1;
+  }
+
+  function recordFrame(drained: number, overheadMs: number): void {
+    stats[sBusyFrames]! += 1;
+    stats[sActions]! += drained;
+    stats[sOverheadMs]! += overheadMs;
+    if (drained === LIMITS.actionsPerFrame) {
+      stats[sFullFrames]! += 1;
+      stats[sFullOverheadMs]! += overheadMs;
+      if (overheadMs > stats[sFullOverheadMaxMs]!) stats[sFullOverheadMaxMs] = overheadMs;
+    }
   }
 
   return { drainFrame, jobs };

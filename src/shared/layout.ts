@@ -19,9 +19,20 @@ export const ENTRY_QUEUED = 1;
 export const ENTRY_STARTED = 2;
 export const ENTRY_EXPIRED = 3;
 
+/** Float64 frame statistics, written by the game thread only (benchmarks read them). */
+export const sFrames = 0; // frames run
+export const sBusyFrames = 1; // frames that drained at least one action
+export const sActions = 2; // actions drained (started, expired or skipped)
+export const sFullFrames = 3; // frames that drained the full 32
+export const sFullOverheadMs = 4; // dispatcher time of those frames, handlers excluded
+export const sFullOverheadMaxMs = 5; // the largest such overhead
+export const sOverheadMs = 6; // dispatcher time of every busy frame, handlers excluded
+const kStatsWords = 8;
+
 export interface SharedState {
   buffer: SharedArrayBuffer;
   control: Int32Array;
+  stats: Float64Array;
   /** One state word per dispatcher entry. */
   entries: Int32Array;
   /** When the game thread started each entry (ms, performance.timeOrigin + now()). */
@@ -30,7 +41,7 @@ export interface SharedState {
 
 export function createSharedState(): SharedState {
   const entryCount = LIMITS.dispatcherEntries;
-  const bytes = kHeaderWords * 4 + entryCount * 4 + entryCount * 8;
+  const bytes = kHeaderWords * 4 + entryCount * 4 + entryCount * 8 + kStatsWords * 8;
   return viewSharedState(new SharedArrayBuffer(bytes));
 }
 
@@ -43,6 +54,7 @@ export function viewSharedState(buffer: SharedArrayBuffer): SharedState {
     control: new Int32Array(buffer, 0, kHeaderWords),
     entries: new Int32Array(buffer, entriesOffset, entryCount),
     startedAt: new Float64Array(buffer, startedOffset, entryCount),
+    stats: new Float64Array(buffer, startedOffset + entryCount * 8, kStatsWords),
   };
 }
 
