@@ -1,0 +1,124 @@
+// Child processes of the benchmark: reference servers, the bridge, and the load generator.
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+
+const TSX = ['--import', 'tsx'];
+
+export interface LoadResult {
+  rps: number;
+  total: number;
+  p50: number;
+  p99: number;
+  max: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statusCodes: Record<string, number>;
+}
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  duration: number;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  requests?: Array<{ method?: string; path?: string; headers?: Record<string, string>; body?: string }>;
+}
+
+/** One autocannon run in its own process; bounded by `duration` (+ a grace). */
+export function load(options: LoadOptions): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...TSX, new URL('../load.ts', import.meta.url).pathname, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), (options.duration + 30) * 1000);
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`load generator exited ${code}`));
+      resolve(JSON.parse(out.trim().split('\n').pop()!) as LoadResult);
+    });
+  });
+}
+
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** A reference server that prints `READY <url>`. */
+export function startServer(file: string): Promise<ServerProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...TSX, new URL(`../servers/${file}`, import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /READY (\S+)/.exec(out);
+      if (match) resolve({ url: match[1]!, child, stop: () => stopChild(child, 'SIGTERM') });
+    });
+    child.once('exit', (code) => reject(new Error(`${file} exited ${code}`)));
+  });
+}
+
+export interface BridgeProcess {
+  url: string;
+  token: string;
+  child: ChildProcess;
+  request<T>(type: string): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export interface BridgeStatsReply {
+  stats: {
+    slotsInUse: number;
+    waiting: number;
+    frames: { frames: number; busyFrames: number; actions: number; fullFrames: number; fullFrameOverheadMsAvg: number; fullFrameOverheadMsMax: number; busyFrameOverheadMsAvg: number };
+  };
+  rss: number;
+  heap: number;
+  counters: number[] | null;
+}
+
+/** The bridge in a forked process with an IPC channel for stats. */
+export function startBridgeProcess(options: { configDir: string; game?: string; counters?: boolean; gameOptions?: Record<string, unknown> }): Promise<BridgeProcess> {
+  return new Promise((resolve, reject) => {
+    const child = fork(new URL('../servers/bridge.ts', import.meta.url).pathname, [JSON.stringify(options)], {
+      execArgv: [...TSX, '--expose-gc'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const pending: Array<(value: unknown) => void> = [];
+    child.on('message', (message: { type: string; url?: string; token?: string }) => {
+      if (message.type === 'ready') {
+        resolve({
+          url: message.url!,
+          token: message.token!,
+          child,
+          request: <T>(type: string) =>
+            new Promise<T>((done) => {
+              pending.push(done as (value: unknown) => void);
+              child.send({ type });
+            }),
+          stop: async () => {
+            const exited = new Promise((done) => child.once('exit', done));
+            child.send({ type: 'close' });
+            const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+            await exited;
+            clearTimeout(timer);
+          },
+        });
+      } else {
+        pending.shift()?.(message);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`bridge exited ${code}`)));
+  });
+}
+
+async function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}

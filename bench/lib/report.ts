@@ -1,0 +1,48 @@
+import { writeFileSync } from 'node:fs';
+
+export interface Row {
+  scenario: string;
+  value: number;
+  unit: string;
+  p50?: number;
+  p99?: number;
+  ratio?: number;
+  target?: string;
+  ok?: boolean;
+  note?: string;
+}
+
+const fmt = (n: number | undefined, digits = 2) => (n === undefined || Number.isNaN(n) ? '' : n >= 100 ? n.toFixed(0) : n.toFixed(digits));
+const mark = (row: Row) => (row.ok === undefined ? '' : row.ok ? 'ok' : 'MISS');
+
+function cells(row: Row): string[] {
+  return [row.scenario, `${fmt(row.value)} ${row.unit}`, fmt(row.p50), fmt(row.p99), row.ratio === undefined ? '' : `${row.ratio.toFixed(2)}×`, row.target ?? '', mark(row), row.note ?? ''];
+}
+
+const HEAD = ['scenario', 'value', 'p50 ms', 'p99 ms', 'ratio', 'target', '', 'note'];
+
+export function formatTable(rows: Row[]): string {
+  const all = [HEAD, ...rows.map(cells)];
+  const widths = HEAD.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
+  return all.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+}
+
+export function writeReport(file: URL, report: { date: string; machine: Record<string, unknown>; settings: Record<string, unknown>; rows: Row[] }): void {
+  const table = [`| ${HEAD.join(' | ')} |`, `|${HEAD.map(() => '---').join('|')}|`, ...report.rows.map((r) => `| ${cells(r).map((c) => c.replaceAll('|', '\\|')).join(' | ')} |`)];
+  const text = `# Benchmarks
+
+Measured by \`npm run bench\` on ${report.date}. Every ratio compares figures taken in the same run on
+the same machine, so a noisy shared machine moves both sides together. The benchmark asserts nothing;
+\`MISS\` marks a figure outside its target. Load comes from autocannon in its own process, on
+loopback only.
+
+Machine: ${report.machine.cpus} × ${report.machine.cpu}, ${report.machine.memoryGiB} GiB, ${report.machine.os}, Node ${report.machine.node}.
+Settings: ${Object.entries(report.settings).map(([k, v]) => `${k} ${v}`).join(', ')}.
+
+${table.join('\n')}
+
+The frame model: a main-thread command completes in the frame that drains it, so throughput is at most
+min(connections, slots, 32) × fps, and while connections ≤ slots ≤ 32 a command waits at most one frame.
+`;
+  writeFileSync(file, text);
+}

@@ -1,0 +1,235 @@
+// `npm run bench [-- --quick] [-- --only name,name]`: throughput beside references measured in the
+// same run, admission and timeout behaviour measured (not assumed), frame cost and memory. Loopback
+// only; every run is bounded. It asserts nothing: it prints each figure beside its target and marks
+// the misses, then writes bench/results/<date>.json and docs/benchmarks.md.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem, type as osType, release } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { load, startBridgeProcess, startServer, type BridgeProcess, type BridgeStatsReply, type LoadResult } from './lib/processes.ts';
+import { formatTable, writeReport, type Row } from './lib/report.ts';
+
+const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
+const DURATION = values.quick ? 3 : 10;
+const only = values.only ? new Set(values.only.split(',')) : null;
+const want = (name: string) => only === null || only.has(name);
+const FPS = 60;
+const TINY = new URL('../test/fixtures/tiny-game.ts', import.meta.url).pathname;
+
+const rows: Row[] = [];
+const raw: Record<string, unknown> = {};
+const rssSamples: number[] = [];
+
+function configDir(settings: { slots?: number; fps?: number } = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gcb-bench-'));
+  writeFileSync(
+    join(dir, 'bridge.toml'),
+    `[Bridge]\ntoken = "${'b'.repeat(48)}"\nmax_concurrent_requests = ${settings.slots ?? 8}\n[Game]\nfps = ${settings.fps ?? FPS}\n`,
+  );
+  return dir;
+}
+
+const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+const jsonAuth = (token: string) => ({ ...auth(token), 'content-type': 'application/json' });
+const cmdBody = (name: string, args: unknown = {}) => JSON.stringify({ name, args });
+
+async function measure(name: string, run: () => Promise<LoadResult>): Promise<LoadResult> {
+  const result = await run();
+  raw[name] = result;
+  process.stderr.write(`  ${name}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, non2xx ${result.non2xx}\n`);
+  return result;
+}
+
+/** Samples the bridge's RSS while a load runs, for the peak. */
+async function sampled<T>(bridge: BridgeProcess, work: Promise<T>): Promise<T> {
+  let done = false;
+  void work.finally(() => (done = true));
+  while (!done) {
+    rssSamples.push((await bridge.request<BridgeStatsReply>('stats')).rss);
+    await Promise.race([work, new Promise((r) => setTimeout(r, 250))]);
+  }
+  return work;
+}
+
+async function references() {
+  const node = await startServer('bare-node.ts');
+  const nodeGet = await measure('bare node:http GET', () => load({ url: `${node.url}/health`, connections: 8, duration: DURATION }));
+  await node.stop();
+  const hono = await startServer('bare-hono.ts');
+  const honoGet = await measure('bare hono GET', () => load({ url: `${hono.url}/health`, connections: 8, duration: DURATION }));
+  const honoPost = await measure('bare hono POST', () =>
+    load({ url: `${hono.url}/cmd`, connections: 8, duration: DURATION, method: 'POST', headers: { 'content-type': 'application/json' }, body: cmdBody('get_world_state') }),
+  );
+  await hono.stop();
+  rows.push({ scenario: 'bare node:http GET (reference)', value: nodeGet.rps, unit: 'req/s', p50: nodeGet.p50, p99: nodeGet.p99 });
+  rows.push({ scenario: 'bare hono GET (reference)', value: honoGet.rps, unit: 'req/s', p50: honoGet.p50, p99: honoGet.p99 });
+  rows.push({ scenario: 'bare hono POST (reference)', value: honoPost.rps, unit: 'req/s', p50: honoPost.p50, p99: honoPost.p99 });
+  return { honoGet, honoPost };
+}
+
+async function throughput(ref: { honoGet: LoadResult; honoPost: LoadResult }) {
+  const bridge = await startBridgeProcess({ configDir: configDir() });
+  await bridge.request('gc');
+  const idle = await bridge.request<BridgeStatsReply>('stats');
+  raw.memoryIdle = idle;
+  rows.push({ scenario: 'RSS idle, default world', value: idle.rss / 2 ** 20, unit: 'MB', target: '≤ 150 MB', ok: idle.rss / 2 ** 20 <= 150 });
+
+  const caps = await measure('GET /capabilities', () => sampled(bridge, load({ url: `${bridge.url}/capabilities`, connections: 8, duration: DURATION, headers: auth(bridge.token) })));
+  rows.push({ scenario: 'GET /capabilities', value: caps.rps, unit: 'req/s', p50: caps.p50, p99: caps.p99, ratio: caps.rps / ref.honoGet.rps, target: '≥ 0.9× hono GET', ok: caps.rps / ref.honoGet.rps >= 0.9 });
+  const health = await measure('GET /health', () => sampled(bridge, load({ url: `${bridge.url}/health`, connections: 8, duration: DURATION, headers: auth(bridge.token) })));
+  rows.push({ scenario: 'GET /health (gated, 8 conn)', value: health.rps, unit: 'req/s', p50: health.p50, p99: health.p99, ratio: health.rps / ref.honoGet.rps, target: '≥ 0.8× hono GET, p99 ≤ 2 ms', ok: health.rps / ref.honoGet.rps >= 0.8 && health.p99 <= 2 });
+  const whoami = await measure('POST whoami', () => sampled(bridge, load({ url: `${bridge.url}/cmd`, connections: 8, duration: DURATION, method: 'POST', headers: jsonAuth(bridge.token), body: cmdBody('whoami') })));
+  rows.push({ scenario: 'POST /cmd whoami (pool)', value: whoami.rps, unit: 'req/s', p50: whoami.p50, p99: whoami.p99, ratio: whoami.rps / ref.honoPost.rps, target: '≥ 0.4× hono POST', ok: whoami.rps / ref.honoPost.rps >= 0.4 });
+
+  const reads = [cmdBody('get_world_state'), cmdBody('get_tile', { x: 10, y: 10 }), cmdBody('list_kingdoms'), cmdBody('get_ui_state')];
+  const actions = [cmdBody('paint_tile', { x: 20, y: 20, tile_id: 'grass' }), cmdBody('spawn', { entity_id: 'sheep', x: 30, y: 30 })];
+  const requests = [
+    ...Array.from({ length: 16 }, (_, i) => ({ method: 'POST', path: '/cmd', headers: jsonAuth(bridge.token), body: reads[i % reads.length]! })),
+    ...Array.from({ length: 3 }, (_, i) => ({ method: 'POST', path: '/cmd', headers: jsonAuth(bridge.token), body: actions[i % actions.length]! })),
+    { method: 'POST', path: '/cmd', headers: jsonAuth(bridge.token), body: cmdBody('get_tile', { x: 'ten' }) },
+  ];
+  const mixed = await measure('mixed', () => sampled(bridge, load({ url: bridge.url, connections: 8, duration: DURATION, requests })));
+  rows.push({ scenario: 'mixed 80% reads / 15% actions / 5% invalid', value: mixed.rps, unit: 'req/s', p50: mixed.p50, p99: mixed.p99, note: `status ${JSON.stringify(mixed.statusCodes)}` });
+  await bridge.request('gc');
+  const after = await bridge.request<BridgeStatsReply>('stats');
+  raw.memoryAfter = after;
+  const peak = Math.max(...rssSamples, after.rss);
+  rows.push({ scenario: 'RSS peak under load', value: peak / 2 ** 20, unit: 'MB' });
+  const growth = (after.heap - idle.heap) / idle.heap;
+  rows.push({ scenario: 'heap after the runs vs idle (after GC)', value: growth * 100, unit: '%', target: 'no growth (≤ 10%)', ok: growth <= 0.1, note: `RSS after ${(after.rss / 2 ** 20).toFixed(0)} MB` });
+  await bridge.stop();
+}
+
+async function mainThread() {
+  for (const [connections, slots] of [[8, 8], [64, 8], [8, 64], [64, 64]] as const) {
+    const bridge = await startBridgeProcess({ configDir: configDir({ slots }) });
+    const result = await measure(`get_world_state c${connections} s${slots}`, () =>
+      load({ url: `${bridge.url}/cmd`, connections, duration: DURATION, method: 'POST', headers: jsonAuth(bridge.token), body: cmdBody('get_world_state') }),
+    );
+    const limit = Math.min(connections, slots, 32) * FPS;
+    const frameMs = 1000 / FPS;
+    const inModel = connections <= slots && slots <= 32;
+    rows.push({
+      scenario: `POST get_world_state, ${connections} conn, ${slots} slots`,
+      value: result.rps,
+      unit: 'req/s',
+      p50: result.p50,
+      p99: result.p99,
+      ratio: result.rps / limit,
+      target: `≥ 0.95× model ${limit}/s${inModel ? `, p50 ≤ ${(frameMs + 1).toFixed(1)} ms` : ''}`,
+      ok: result.rps / limit >= 0.95 && (!inModel || result.p50 <= frameMs + 1),
+    });
+    if (connections === 64 && slots === 64) {
+      const { stats } = await bridge.request<BridgeStatsReply>('stats');
+      raw.frames = stats.frames;
+      rows.push({
+        scenario: 'dispatcher cost of a frame draining 32 actions',
+        value: stats.frames.fullFrameOverheadMsAvg,
+        unit: 'ms',
+        target: '≤ 1 ms',
+        ok: stats.frames.fullFrames > 0 && stats.frames.fullFrameOverheadMsAvg <= 1,
+        note: `${stats.frames.fullFrames} full frames, max ${stats.frames.fullFrameOverheadMsMax.toFixed(3)} ms`,
+      });
+    }
+    await bridge.stop();
+  }
+}
+
+async function post(bridge: BridgeProcess, name: string, args: unknown = {}, token = bridge.token): Promise<{ status: number; ms: number; body: any }> {
+  const t0 = performance.now();
+  const res = await fetch(`${bridge.url}/cmd`, { method: 'POST', headers: jsonAuth(token), body: cmdBody(name, args) });
+  const body = await res.json();
+  return { status: res.status, ms: performance.now() - t0, body };
+}
+
+async function pulsedPower(bridge: BridgeProcess): Promise<string> {
+  const powers = (await post(bridge, 'list_powers')).body.result.items as Array<{ id: string; is_toggle?: boolean }>;
+  return powers.find((p) => !p.is_toggle)!.id;
+}
+
+async function saturation() {
+  const fps = 8;
+  const bridge = await startBridgeProcess({ configDir: configDir({ slots: 8, fps }) });
+  const powerId = await pulsedPower(bridge);
+  const window = Math.min(DURATION, 5);
+  const before = await load({ url: `${bridge.url}/capabilities`, connections: 8, duration: window, headers: auth(bridge.token) });
+  const holders = Array.from({ length: 8 }, (_, i) => post(bridge, 'invoke_power', { power_id: powerId, x: 10 + i, y: 10, pulses: 200 }));
+  while ((await bridge.request<BridgeStatsReply>('stats')).stats.slotsInUse < 8) await new Promise((r) => setTimeout(r, 20));
+  const waits = await Promise.all(Array.from({ length: 16 }, () => post(bridge, 'get_world_state')));
+  const busy = waits.filter((w) => w.status === 503).map((w) => w.ms / 1000).sort((a, b) => a - b);
+  const median = busy[Math.floor(busy.length / 2)] ?? NaN;
+  rows.push({
+    scenario: 'time to 503 BUSY while saturated (16 waiters)',
+    value: median,
+    unit: 's',
+    target: '5.00 s ± 0.05',
+    ok: busy.length === 16 && busy[0]! >= 4.95 && busy[busy.length - 1]! <= 5.05,
+    note: `min ${busy[0]?.toFixed(3)} / median ${median.toFixed(3)} / max ${busy[busy.length - 1]?.toFixed(3)} s`,
+  });
+  const during = await load({ url: `${bridge.url}/capabilities`, connections: 8, duration: window, headers: auth(bridge.token) });
+  rows.push({ scenario: 'GET /capabilities while saturated', value: during.rps, unit: 'req/s', p50: during.p50, p99: during.p99, ratio: during.rps / before.rps, target: '≥ 0.8× unsaturated', ok: during.rps / before.rps >= 0.8 });
+  const unauthorized = await load({ url: `${bridge.url}/cmd`, connections: 8, duration: window, method: 'POST', headers: jsonAuth('wrong-token'), body: cmdBody('get_world_state') });
+  rows.push({ scenario: '401 for bad tokens while saturated', value: unauthorized.p50, unit: 'ms p50', p99: unauthorized.p99, note: `${unauthorized.rps.toFixed(0)} req/s, status ${JSON.stringify(unauthorized.statusCodes)}`, ok: (unauthorized.statusCodes['401'] ?? 0) === unauthorized.total });
+  raw.saturation = { busy, before, during, unauthorized, holders: (await Promise.all(holders)).map((h) => ({ status: h.status, s: h.ms / 1000, stopped: h.body.result?.stopped })) };
+  await bridge.stop();
+}
+
+async function registry() {
+  const bridge = await startBridgeProcess({ configDir: configDir({ slots: 64, fps: 8 }) });
+  const powerId = await pulsedPower(bridge);
+  const jobs = Array.from({ length: 32 }, (_, i) => post(bridge, 'invoke_power', { power_id: powerId, x: 5 + i, y: 5, pulses: 40 }));
+  while ((await bridge.request<BridgeStatsReply>('stats')).stats.slotsInUse < 32) await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 500)); // every job registered (a few frames at 8 fps)
+  const extra = await post(bridge, 'invoke_power', { power_id: powerId, x: 50, y: 50, pulses: 40 });
+  rows.push({
+    scenario: 'the 33rd concurrent pulsed call',
+    value: extra.ms,
+    unit: 'ms to answer',
+    target: '503 BUSY at once, naming the registry',
+    ok: extra.status === 503 && /registry/.test(extra.body.error?.message ?? '') && extra.ms < 1000,
+    note: `${extra.status} ${extra.body.error?.code ?? ''}`,
+  });
+  raw.registry = { extra, jobs: (await Promise.all(jobs)).map((j) => j.status) };
+  await bridge.stop();
+}
+
+async function mainThreadTimeout() {
+  const bridge = await startBridgeProcess({ configDir: configDir(), game: TINY, counters: true, gameOptions: { stallOnPauseMs: 35_000 } });
+  const stall = post(bridge, 'pause');
+  while (((await bridge.request<BridgeStatsReply>('stats')).counters?.[1] ?? 0) < 1) await new Promise((r) => setTimeout(r, 20));
+  const queued = await Promise.all(Array.from({ length: 8 }, () => post(bridge, 'get_world_state')));
+  const times = queued.filter((q) => q.status === 504).map((q) => q.ms / 1000).sort((a, b) => a - b);
+  await stall;
+  await new Promise((r) => setTimeout(r, 1000)); // frames after the stall
+  const ran = (await bridge.request<BridgeStatsReply>('stats')).counters?.[0] ?? -1;
+  const frame = 1 / FPS;
+  rows.push({
+    scenario: 'time to 504 for commands queued behind a 35 s stall',
+    value: times[Math.floor(times.length / 2)] ?? NaN,
+    unit: 's',
+    target: `30 s ± one frame (${(frame * 1000).toFixed(1)} ms); none runs later`,
+    ok: times.length === 8 && times[0]! >= 30 - frame && times[times.length - 1]! <= 30 + frame + 0.05 && ran === 0,
+    note: `min ${times[0]?.toFixed(3)} / max ${times[times.length - 1]?.toFixed(3)} s; ran afterwards: ${ran}`,
+  });
+  raw.timeout = { times, ranAfterwards: ran };
+  await bridge.stop();
+}
+
+const started = Date.now();
+process.stderr.write(`bench: ${DURATION} s per run${values.quick ? ' (quick)' : ''}\n`);
+let ref: { honoGet: LoadResult; honoPost: LoadResult } | undefined;
+if (want('throughput') || want('references')) ref = await references();
+if (want('throughput') && ref) await throughput(ref);
+if (want('main-thread')) await mainThread();
+if (want('saturation')) await saturation();
+if (want('registry')) await registry();
+if (want('timeout')) await mainThreadTimeout();
+
+const machine = { cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), os: `${osType()} ${release()}`, node: process.version };
+const settings = { durationS: DURATION, fps: FPS, connections: 'as listed', quick: Boolean(values.quick), totalS: Math.round((Date.now() - started) / 1000) };
+process.stdout.write(`${formatTable(rows)}\n`);
+const date = new Date().toISOString().slice(0, 10);
+mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+writeFileSync(new URL(`./results/${date}.json`, import.meta.url), `${JSON.stringify({ date, machine, settings, rows, raw }, null, 2)}\n`);
+if (only === null) writeReport(new URL('../docs/benchmarks.md', import.meta.url), { date, machine, settings, rows });
+process.stderr.write(`bench: done in ${settings.totalS} s; results in bench/results/${date}.json\n`);
