@@ -68,7 +68,9 @@ function runFrameLoop(game: GameModule, drainFrame: () => void): void {
     drainFrame();
     const after = performance.now();
     next += period;
-    if (next < after) next = after; // late: run the next frame now, without a burst of catch-up frames
+    // Frames keep to a fixed grid, so timer jitter averages out to exactly fps. A frame that
+    // fell more than a whole period behind (a stall) resyncs instead of bursting to catch up.
+    if (after - next > period) next = after + period;
     setTimeout(frame, Math.max(0, next - after));
   };
   setTimeout(frame, period);

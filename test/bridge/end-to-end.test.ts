@@ -55,3 +55,18 @@ t.test('pause and resume, and the startup window rule', async (t) => {
   t.same(ui, { window_active: false, current_window: null, config_paused: false, effective_paused: false, world_loading: false }, 'suppress_startup_window = true (default): no window');
   t.same((await b.cmd('dismiss_window')).body.result, { dismissed: false, window: null });
 });
+
+t.test('the frame loop keeps to [Game] fps', async (t) => {
+  const { tempDir, writeConfig } = await import('../helpers/bridge.ts');
+  const dir = tempDir();
+  writeConfig(dir, { fps: 30 });
+  const counters = new SharedArrayBuffer(32);
+  const b = await startTestBridge(t, { configDir: dir, gameOptions: { counters } });
+  const view = new Int32Array(counters);
+  const before = Atomics.load(view, COUNTER.updates);
+  const started = Date.now();
+  // keep the main loop and the game thread busy meanwhile: late timers must not add frames
+  while (Date.now() - started < 2000) await b.cmd('get_ui_state');
+  const rate = (Atomics.load(view, COUNTER.updates) - before) / ((Date.now() - started) / 1000);
+  t.ok(rate > 20 && rate <= 31.5, `${rate.toFixed(1)} frames/s at fps 30`);
+});
