@@ -3,18 +3,53 @@
 import type { CommandDef } from './define.ts';
 import health from './meta/health.ts';
 import whoami from './meta/whoami.ts';
+import listTiles from './discovery/list-tiles.ts';
+import listActors from './discovery/list-actors.ts';
+import listPowers from './discovery/list-powers.ts';
+import listSpeeds from './discovery/list-speeds.ts';
+import invokePower from './action/invoke-power.ts';
+import spawn from './action/spawn.ts';
+import paintTile from './action/paint-tile.ts';
 import getWorldState from './read/get-world-state.ts';
+import getTile from './read/get-tile.ts';
+import listKingdoms from './read/list-kingdoms.ts';
+import listCities from './read/list-cities.ts';
+import queryActors from './read/query-actors.ts';
+import screenshot from './read/screenshot.ts';
 import getUiState from './read/get-ui-state.ts';
 import pause from './control/pause.ts';
 import resume from './control/resume.ts';
+import setSpeed from './control/set-speed.ts';
 import dismissWindow from './control/dismiss-window.ts';
+import generateWorld from './control/generate-world.ts';
+import saveWorld from './control/save-world.ts';
+import loadWorld from './control/load-world.ts';
 
 export const COMMANDS: readonly CommandDef[] = [
-  health,
-  whoami,
-  getWorldState,
-  getUiState,
-  pause,
-  resume,
-  dismissWindow,
+  health, // 1
+  whoami, // 2
+  // ---- catalogue #3-#7 (meta and bus), added by the session work: --------------------------
+  // session_info, turn_advance, objective_status, send_message, recv_messages
+  // -------------------------------------------------------------------------------------------
+  listTiles, // 8
+  listActors, // 9
+  listPowers, // 10
+  listSpeeds, // 11
+  invokePower, // 12
+  spawn, // 13
+  paintTile, // 14
+  getWorldState, // 15
+  getTile, // 16
+  listKingdoms, // 17
+  listCities, // 18
+  queryActors, // 19
+  screenshot, // 20
+  getUiState, // 21
+  pause, // 22
+  resume, // 23
+  setSpeed, // 24
+  dismissWindow, // 25
+  generateWorld, // 26
+  saveWorld, // 27
+  loadWorld, // 28
 ] as unknown as readonly CommandDef[];

@@ -346,7 +346,7 @@ export function citySystem(w: World): void {
       city.radius = radius;
       claimTerritory(w, city);
     }
-    if (city.units >= 36 && city.buildings >= 12 && chancePerMille(w.rng, 60)) foundColony(w, city);
+    if (city.units >= 30 && city.buildings >= 10 && chancePerMille(w.rng, 60)) foundColony(w, city);
   }
 }
 

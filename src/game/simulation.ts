@@ -13,25 +13,30 @@ import {
   foundKingdom, housingCapacity, joinCity, KINGDOM_EVERY, kingdomSystem, wildKingdomFor,
 } from './kingdoms.ts';
 import { chancePerMille, hash32, nextFloat, nextU32 } from './rng.ts';
-import { cityOf, extinguish, FIRE_EXTINGUISHED, GRID_SHIFT, ignite, kingdomOf, setTileType, setTop, type World } from './world.ts';
+import {
+  ACTOR_FIELD_NAMES, allocActorArrays, cityOf, extinguish, FIRE_EXTINGUISHED, GRID_SHIFT, ignite, kingdomOf, setTileType, setTop,
+  type World,
+} from './world.ts';
 
 export const THINK_EVERY = 8;
+/** Ticks between two re-layouts of the actor arrays in map order. */
+export const COMPACT_EVERY = 128;
 const THINK_MASK = THINK_EVERY - 1;
-/** How far an actor notices others (tiles, squared). */
-const SENSE2 = 36;
+/** How far an actor notices others (tiles). Half a grid cell, so a scan reads at most 2×2 cells. */
+const SENSE = 4;
+const SENSE2 = SENSE * SENSE;
 /** Melee reach (tiles, squared). */
 const REACH2 = 2.25;
 /** Neighbours looked at per think: bounds the cost in a crowd. */
-const MAX_EXAMINE = 32;
+const MAX_EXAMINE = 24;
 const HUNGRY = 64;
+const STARVING = 150;
 /** How long the plague lasts in one body (ticks); it costs 1 hp every 4 ticks. */
 export const PLAGUE_TICKS = 600;
-// Own cell first, so a crowd's budget goes to the nearest actors.
-const CELL_DX = [0, -1, 1, 0, 0, -1, 1, -1, 1] as const;
-const CELL_DY = [0, 0, 0, -1, 1, -1, -1, 1, 1] as const;
 
 export function tick(w: World): void {
   rebuildGrid(w);
+  if (w.tick % COMPACT_EVERY === 0) compactActors(w);
   actorPass(w);
   flushBirths(w);
   firePass(w);
@@ -42,9 +47,9 @@ export function tick(w: World): void {
   w.tick++;
 }
 
-/** Counting sort of live actors into 8×8-tile cells, with cell-ordered copies for the scans. */
+/** Counting sort of live actors into 8×8-tile cells, with a 16-byte entry per actor in cell order. */
 export function rebuildGrid(w: World): void {
-  const { cellStart, cellFill, cellOf, cellItems, cellX, cellY, cellAsset, cellKingdom, gridW } = w;
+  const { cellStart, cellFill, cellOf, cellF32, cellI32, gridW } = w;
   const a = w.a;
   const ax = a.x;
   const ay = a.y;
@@ -76,12 +81,42 @@ export function rebuildGrid(w: World): void {
     if (cell < 0) continue;
     const p = cellFill[cell]!;
     cellFill[cell] = p + 1;
-    cellItems[p] = i;
-    cellX[p] = ax[i]!;
-    cellY[p] = ay[i]!;
-    cellAsset[p] = asset[i]!;
-    cellKingdom[p] = kingdom[i]!;
+    const e = p << 2;
+    cellF32[e] = ax[i]!;
+    cellF32[e + 1] = ay[i]!;
+    cellI32[e + 2] = i;
+    cellI32[e + 3] = (kingdom[i]! << 8) | asset[i]!;
   }
+}
+
+/**
+ * Re-lays the actor arrays in grid order (live actors packed at the front, cell by cell), so that
+ * slot order is map order: a think then reads its neighbours from memory it has just touched.
+ * Slot references (kings, city leaders) follow; the free list empties. Runs every COMPACT_EVERY
+ * ticks, right after the grid is built, so it is part of the deterministic state.
+ */
+export function compactActors(w: World): void {
+  const total = w.cellStart[w.cellFill.length]!;
+  if (!w.spare || w.spare.alive.length !== w.capacity) w.spare = allocActorArrays(w.capacity);
+  const from = w.a;
+  const to = w.spare;
+  const cellI32 = w.cellI32;
+  for (const name of ACTOR_FIELD_NAMES) {
+    const src = from[name];
+    const dst = to[name];
+    for (let p = 0; p < total; p++) dst[p] = src[cellI32[(p << 2) + 2]!]!;
+  }
+  const remap = w.cellOf;
+  remap.fill(-1, 0, w.hwm);
+  for (let p = 0; p < total; p++) remap[cellI32[(p << 2) + 2]!] = p;
+  const follow = (slot: number) => (slot >= 0 && slot < w.hwm ? remap[slot]! : -1);
+  for (const k of w.kingdoms) if (k.kingSlot >= 0) k.kingSlot = follow(k.kingSlot);
+  for (const c of w.cities) if (c.leaderSlot >= 0) c.leaderSlot = follow(c.leaderSlot);
+  w.spare = from;
+  w.a = to;
+  w.hwm = total;
+  w.freeCount = 0;
+  rebuildGrid(w);
 }
 
 function passable(habitat: number, tile: number): boolean {
@@ -193,9 +228,11 @@ function think(w: World, i: number): void {
 
   // Neighbours from the grid's cell-ordered copies: the nearest actor worth attacking, threats to
   // flee, kin for crowding.
-  const cx = (x | 0) >> GRID_SHIFT;
-  const cy = (y | 0) >> GRID_SHIFT;
-  const { cellStart, cellItems, cellX, cellY, cellAsset, cellKingdom, gridW, gridH } = w;
+  const { cellStart, cellF32, cellI32, gridW, gridH } = w;
+  const gx0 = Math.max(0, Math.floor(x - SENSE) >> GRID_SHIFT);
+  const gx1 = Math.min(gridW - 1, Math.floor(x + SENSE) >> GRID_SHIFT);
+  const gy0 = Math.max(0, Math.floor(y - SENSE) >> GRID_SHIFT);
+  const gy1 = Math.min(gridH - 1, Math.floor(y + SENSE) >> GRID_SHIFT);
   const kingdom = a.kingdom[i]!;
   const fleer = kind === ACTOR_KIND_ANIMAL && ACTOR_CARNIVORE[asset] === 0;
   const sick = a.plague[i]! > 0;
@@ -207,33 +244,34 @@ function think(w: World, i: number): void {
   let threats = 0;
   let kin = 0;
   let examined = 0;
-  scan: for (let n = 0; n < 9; n++) {
-    const gx = cx + CELL_DX[n]!;
-    const gy = cy + CELL_DY[n]!;
-    if (gx < 0 || gy < 0 || gx >= gridW || gy >= gridH) continue;
-    const cell = gy * gridW + gx;
-    const stop = cellStart[cell + 1]!;
-    for (let p = cellStart[cell]!; p < stop; p++) {
-      const j = cellItems[p]!;
-      if (j === i) continue;
-      if (++examined > MAX_EXAMINE) break scan;
-      const dx = cellX[p]! - x;
-      const dy = cellY[p]! - y;
-      const d2 = dx * dx + dy * dy;
-      if (d2 > SENSE2) continue;
-      const other = cellAsset[p]!;
-      if (other === asset) kin++;
-      const otherKingdom = cellKingdom[p]!;
-      if (sick && d2 < 4 && ACTOR_KIND[other] !== ACTOR_KIND_MONSTER && a.plague[j] === 0 && (nextU32(w.rng) & 7) === 0) {
-        a.plague[j] = PLAGUE_TICKS;
-      }
-      if (d2 < bestD2 && wantsAttack(w, asset, kingdom, hungry, other, otherKingdom)) {
-        target = j;
-        bestD2 = d2;
-      } else if (fleer && ACTOR_KIND[other] !== ACTOR_KIND_CIV && wantsAttack(w, other, otherKingdom, a.hunger[j]!, asset, kingdom)) {
-        threatX += dx;
-        threatY += dy;
-        threats++;
+  scan: for (let gy = gy0; gy <= gy1; gy++) {
+    for (let gx = gx0; gx <= gx1; gx++) {
+      const cell = gy * gridW + gx;
+      const stop = cellStart[cell + 1]!;
+      for (let p = cellStart[cell]!; p < stop; p++) {
+        const e = p << 2;
+        const j = cellI32[e + 2]!;
+        if (j === i) continue;
+        if (++examined > MAX_EXAMINE) break scan;
+        const dx = cellF32[e]! - x;
+        const dy = cellF32[e + 1]! - y;
+        const d2 = dx * dx + dy * dy;
+        if (d2 > SENSE2) continue;
+        const packed = cellI32[e + 3]!;
+        const other = packed & 255;
+        if (other === asset) kin++;
+        const otherKingdom = packed >> 8;
+        if (sick && d2 < 4 && ACTOR_KIND[other] !== ACTOR_KIND_MONSTER && a.plague[j] === 0 && (nextU32(w.rng) & 7) === 0) {
+          a.plague[j] = PLAGUE_TICKS;
+        }
+        if (d2 < bestD2 && wantsAttack(w, asset, kingdom, hungry, other, otherKingdom)) {
+          target = j;
+          bestD2 = d2;
+        } else if (fleer && ACTOR_KIND[other] !== ACTOR_KIND_CIV && wantsAttack(w, other, otherKingdom, a.hunger[j]!, asset, kingdom)) {
+          threatX += dx;
+          threatY += dy;
+          threats++;
+        }
       }
     }
   }
@@ -244,7 +282,7 @@ function think(w: World, i: number): void {
       a.vy[i] = 0;
       attack(w, i, target);
     } else {
-      headToward(w, i, a.x[target]!, a.y[target]!, speed * 1.3);
+      headToward(w, i, a.x[target]!, a.y[target]!, speed * 1.4);
     }
     return;
   }
@@ -332,10 +370,12 @@ function eat(w: World, i: number, ti: number, tt: number, kind: number): void {
       return;
     }
   }
-  if (ACTOR_GRAZER[a.asset[i]!] === 0) return;
+  const grazer = ACTOR_GRAZER[a.asset[i]!] === 1;
+  // A starving hunter makes do with berries and roots, at a third of a grazer's gain.
+  if (!grazer && (ACTOR_CARNIVORE[a.asset[i]!] === 0 || a.hunger[i]! < STARVING)) return;
   const food = TILE_FOOD[tt]! + TOP_FOOD[w.topType[ti]!]!;
   if (food === 0) return;
-  a.hunger[i] = Math.max(0, a.hunger[i]! - food * 40);
+  a.hunger[i] = Math.max(0, a.hunger[i]! - Math.floor((food * 40) / (grazer ? 1 : 3)));
   // Grazing wears the grass down; regrowth brings it back.
   if (tt === T.grass && kind === ACTOR_KIND_ANIMAL && (nextU32(w.rng) & 15) === 0) setTileType(w, ti, T.soilHigh);
 }
@@ -354,8 +394,11 @@ function canBreed(w: World, i: number, kin: number, kind: number): boolean {
 
 /** Natural growth stops here; spawning may go beyond (up to the hard cap). */
 export function softCap(w: World): number {
-  return 64 + Math.floor(w.landTiles / 6);
+  return Math.min(SOFT_CAP_MAX, 64 + Math.floor(w.landTiles / 6));
 }
+
+/** Natural growth never passes this, whatever the land: it keeps a tick within budget (bench/tick.ts). */
+export const SOFT_CAP_MAX = 60_000;
 
 function animalCap(w: World): number {
   return Math.max(40, Math.floor(w.landTiles / 150));

@@ -2,15 +2,20 @@
 // fixed quantile (so every seed has land), then tile types, elevation and decoration. Pure integer
 // hashing and arithmetic only, so a seed gives the same map on every machine.
 import { T, TOP, TILE_WATER } from './assets.ts';
-import { hash3, hash32 } from './rng.ts';
+import { hash32 } from './rng.ts';
 import type { World } from './world.ts';
 
 /** Share of the map under water; deep ocean below DEEP_QUANTILE. */
 const SEA_QUANTILE = 0.45;
 const DEEP_QUANTILE = 0.33;
+/** Among land tiles: the lowest are beaches, then lowland, hills, mountains; the highest are snow. */
+const BEACH_QUANTILE = 0.06;
+const LOWLAND_QUANTILE = 0.7;
+const HILLS_QUANTILE = 0.86;
+const MOUNTAIN_QUANTILE = 0.96;
 
 function lattice(ix: number, iy: number, seed: number): number {
-  return hash3(ix, iy, seed) / 4294967296;
+  return hash32(Math.imul(ix, 0x27d4eb2d) ^ Math.imul(iy, 0x165667b1) ^ Math.imul(seed, 0x9e3779b1)) / 4294967296;
 }
 
 function valueNoise(x: number, y: number, seed: number): number {
@@ -90,6 +95,15 @@ export function generateTerrain(w: World): void {
   }
   const landSpan = hmax - sea || 1;
   const seaSpan = sea - hmin || 1;
+  // Land classes by rank among land tiles, so every seed gets the same mix of lowland and peaks.
+  let landCount = 0;
+  for (let i = 0; i < tiles; i++) if (h[i]! >= sea) landCount++;
+  const landHeights = new Float32Array(landCount);
+  for (let i = 0, n = 0; i < tiles; i++) if (h[i]! >= sea) landHeights[n++] = h[i]!;
+  const beach = quantile(landHeights, BEACH_QUANTILE);
+  const lowland = quantile(landHeights, LOWLAND_QUANTILE);
+  const hills = quantile(landHeights, HILLS_QUANTILE);
+  const mountains = quantile(landHeights, MOUNTAIN_QUANTILE);
 
   for (let y = 0; y < height; y++) {
     const latitude = Math.abs(y / height - 0.5) * 2;
@@ -105,20 +119,20 @@ export function generateTerrain(w: World): void {
       const moisture = fbm(x / 64, y / 64, seed + 3001, 4);
       const temp = 1 - latitude * 0.55 - hl * 0.5 + (fbm(x / 128, y / 128, seed + 4001, 2) - 0.5) * 0.3;
       let type: number;
-      if (hl < 0.03) type = T.sand;
-      else if (hl < 0.45) {
-        if (moisture < 0.38) type = temp > 0.62 ? T.sand : T.soilLow;
-        else if (moisture < 0.46) type = T.soilHigh;
-        else if (moisture < 0.6) type = T.grass;
+      if (v < beach) type = T.sand;
+      else if (v < lowland) {
+        if (moisture < 0.34) type = temp > 0.62 ? T.sand : T.soilLow;
+        else if (moisture < 0.43) type = T.soilHigh;
+        else if (moisture < 0.55) type = T.grass;
         else type = T.forest;
         if (temp < 0.22) type = T.snow;
-      } else if (hl < 0.63) type = temp < 0.2 ? T.snow : T.hills;
-      else if (hl < 0.82) type = T.mountains;
+      } else if (v < hills) type = temp < 0.2 ? T.snow : T.hills;
+      else if (v < mountains) type = T.mountains;
       else type = T.snow;
-      if (hl > 0.6 && valueNoise(x / 18, y / 18, seed + 5003) > 0.93) type = T.lava;
+      if (v >= hills && valueNoise(x / 18, y / 18, seed + 5003) > 0.9) type = T.lava;
       w.tileType[i] = type;
       w.elevation[i] = Math.round(100 + Math.min(1, hl) * 155);
-      w.topType[i] = decorate(type, temp, hl, hash32(i ^ Math.imul(seed, 0x9e3779b1)));
+      w.topType[i] = decorate(type, temp, v < beach, hash32(i ^ Math.imul(seed, 0x9e3779b1)));
     }
   }
   let land = 0;
@@ -126,7 +140,7 @@ export function generateTerrain(w: World): void {
   w.landTiles = land;
 }
 
-function decorate(type: number, temp: number, hl: number, r: number): number {
+function decorate(type: number, temp: number, beach: boolean, r: number): number {
   const roll = r % 1000;
   switch (type) {
     case T.forest:
@@ -136,7 +150,7 @@ function decorate(type: number, temp: number, hl: number, r: number): number {
     case T.soilHigh:
       return roll < 20 ? TOP.bush : 0;
     case T.sand:
-      if (hl < 0.03) return temp > 0.5 && roll < 40 ? TOP.palm : 0;
+      if (beach) return temp > 0.5 && roll < 40 ? TOP.palm : 0;
       return roll < 15 ? TOP.cactus : 0;
     case T.hills:
       if (temp < 0.35 && roll < 300) return TOP.snowCover;

@@ -150,19 +150,18 @@ export interface World {
   dead: DeadRing;
 
   // Runtime only (rebuilt every tick, never saved): the spatial grid and the birth queue. The grid
-  // keeps copies of position, asset and kingdom in cell order so a neighbour scan reads memory in
-  // sequence instead of jumping across the actor arrays.
+  // keeps, in cell order, one 16-byte entry per actor: x, y (f32), slot, kingdom << 8 | asset (i32),
+  // so a neighbour scan reads a few cache lines instead of jumping across the actor arrays.
   gridW: number;
   gridH: number;
   cellStart: Int32Array;
   cellFill: Int32Array;
-  /** Each actor's cell, from the grid's first pass (-1 = dead). */
+  /** Each actor's cell, from the grid's first pass (-1 = dead); compaction reuses it as old → new slot. */
   cellOf: Int32Array;
-  cellItems: Int32Array;
-  cellX: Float32Array;
-  cellY: Float32Array;
-  cellAsset: Uint8Array;
-  cellKingdom: Int32Array;
+  cellF32: Float32Array;
+  cellI32: Int32Array;
+  /** Second set of actor arrays for compaction (allocated on first use). */
+  spare: ActorArrays | null;
   births: Int32Array;
   birthCount: number;
 }
@@ -173,6 +172,11 @@ export function kingdomOf(w: World, id: number): Kingdom | undefined {
 
 export function cityOf(w: World, id: number): City | undefined {
   return id > 0 ? w.cities[id - 1] : undefined;
+}
+
+function cellEntries(capacity: number): { cellF32: Float32Array; cellI32: Int32Array } {
+  const buffer = new ArrayBuffer(capacity * 16);
+  return { cellF32: new Float32Array(buffer), cellI32: new Int32Array(buffer) };
 }
 
 export function allocActorArrays(capacity: number): ActorArrays {
@@ -235,11 +239,8 @@ export function createWorld(width: number, height: number, seed: number, actorCa
     cellStart: new Int32Array(gridW * gridH + 1),
     cellFill: new Int32Array(gridW * gridH),
     cellOf: new Int32Array(capacity),
-    cellItems: new Int32Array(capacity),
-    cellX: new Float32Array(capacity),
-    cellY: new Float32Array(capacity),
-    cellAsset: new Uint8Array(capacity),
-    cellKingdom: new Int32Array(capacity),
+    ...cellEntries(capacity),
+    spare: null,
     births: new Int32Array(BIRTH_QUEUE),
     birthCount: 0,
   };
@@ -259,11 +260,8 @@ export function ensureActorCapacity(w: World, needed: number): boolean {
   free.set(w.free.subarray(0, w.freeCount));
   w.free = free;
   w.cellOf = new Int32Array(capacity);
-  w.cellItems = new Int32Array(capacity);
-  w.cellX = new Float32Array(capacity);
-  w.cellY = new Float32Array(capacity);
-  w.cellAsset = new Uint8Array(capacity);
-  w.cellKingdom = new Int32Array(capacity);
+  Object.assign(w, cellEntries(capacity));
+  w.spare = null;
   w.capacity = capacity;
   return true;
 }
