@@ -42,23 +42,28 @@ export class Admission {
    * A slot now, or after waiting; null on timeout (BUSY), on abort of `signal` (the client went
    * away: it must not take a slot later) and once closing.
    */
-  acquire(signal?: AbortSignal): Permit | null | Promise<Permit | null> {
-    if (this.#closed || signal?.aborted) return null;
+  acquire(signal?: AbortSignal | (() => AbortSignal)): Permit | null | Promise<Permit | null> {
+    if (this.#closed) return null;
     if (this.#inUse < this.limit && this.waiting === 0) {
+      if (typeof signal !== 'function' && signal?.aborted) return null;
       this.#inUse++;
       return this.#permit();
     }
+    // Only a request that has to wait needs to hear about its client leaving; the signal is
+    // created lazily because building one costs the fast path.
+    const abortSignal = typeof signal === 'function' ? signal() : signal;
+    if (abortSignal?.aborted) return null;
     return new Promise<Permit | null>((resolve) => {
       const waiter: Waiter = {
         resolve,
         done: false,
-        signal,
+        signal: abortSignal,
         onAbort: null,
         timer: setTimeout(() => this.#giveUp(waiter), this.waitMs),
       };
-      if (signal) {
+      if (abortSignal) {
         waiter.onAbort = () => this.#giveUp(waiter);
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
+        abortSignal.addEventListener('abort', waiter.onAbort, { once: true });
       }
       this.#waiters.push(waiter);
       this.#live++;

@@ -79,6 +79,19 @@ export function createApp(deps: AppDeps): Hono<Env> {
     return send(c, statusOf(failure), errorBody(failure, command, args), extra);
   };
 
+  // decisions §5: over the limit by Content-Length is refused before reading; hono's bodyLimit
+  // covers streamed (chunked) bodies. Only those go through it: asking a node-server request for
+  // its body stream builds a full web Request, which costs every ordinary POST.
+  const streamedLimit = bodyLimit({
+    maxSize: deps.maxBodyBytes,
+    onError: (c) => fail(c as Context<Env>, overLimit(deps.maxBodyBytes), '', {}),
+  });
+  const limitBody = (c: Context<Env>, next: () => Promise<void>) => {
+    const length = c.req.header('content-length');
+    if (length === undefined || c.req.header('transfer-encoding') !== undefined) return streamedLimit(c, next);
+    return Number(length) > deps.maxBodyBytes ? Promise.resolve(fail(c, overLimit(deps.maxBodyBytes), '', {})) : next();
+  };
+
   app.use('*', async function authenticate(c, next) {
     const t0 = performance.now();
     const header = c.req.header('x-request-id');
@@ -123,7 +136,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   app.get('/health', async (c) => {
     const line = c.get('line');
     const t0 = performance.now();
-    const permit = await deps.admission.acquire(c.req.raw.signal);
+    const permit = await deps.admission.acquire(() => c.req.raw.signal);
     line.admission_wait_ms = round(performance.now() - t0);
     if (permit === null) return fail(c, busy(deps.admission.waitMs), 'health', {});
     try {
@@ -145,15 +158,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
       }
       return next();
     },
-    bodyLimit({
-      maxSize: deps.maxBodyBytes,
-      onError: (c) =>
-        fail(c as Context<Env>, {
-          ok: false,
-          code: 'BAD_ARGS',
-          message: `request body is larger than the ${deps.maxBodyBytes}-byte limit ([Bridge] max_body_bytes); load large worlds by path, not bytes_b64`,
-        }, '', {}),
-    }),
+    limitBody,
     async (c) => {
       const line = c.get('line');
       const caller = c.get('caller');
@@ -179,7 +184,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
         return fail(c, { ok: false, code: 'BAD_ARGS', message: `${where} ${detail} (GET /capabilities has the schema)` }, name, args);
       }
       const t0 = performance.now();
-      const permit = await deps.admission.acquire(c.req.raw.signal);
+      const permit = await deps.admission.acquire(() => c.req.raw.signal);
       line.admission_wait_ms = round(performance.now() - t0);
       if (permit === null) return fail(c, busy(deps.admission.waitMs), name, args);
       let holdUntil: Promise<void> | null = null;
@@ -219,6 +224,14 @@ export function createApp(deps: AppDeps): Hono<Env> {
   app.onError((err, c) => fail(c, toFailure(err), c.get('line')?.command ?? '', {}));
 
   return app;
+}
+
+function overLimit(maxBodyBytes: number): Failure {
+  return {
+    ok: false,
+    code: 'BAD_ARGS',
+    message: `request body is larger than the ${maxBodyBytes}-byte limit ([Bridge] max_body_bytes); load large worlds by path, not bytes_b64`,
+  };
 }
 
 function busy(waitMs: number): Failure {
