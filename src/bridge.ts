@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import type { DestinationStream, Logger } from 'pino';
 import { Admission } from './admission/semaphore.ts';
 import { CredentialTable } from './auth/credentials.ts';
-import { COMMANDS } from './commands/index.ts';
+import { loadCommands } from './commands/load.ts';
 import { CommandRegistry } from './commands/registry.ts';
 import { watchKillSwitch } from './config/kill-switch.ts';
 import { loadConfig } from './config/load.ts';
@@ -53,6 +53,11 @@ export interface BridgeOptions {
   /** Where log lines go (default: stderr). */
   logDestination?: DestinationStream;
   logger?: Logger;
+  /**
+   * The game's own commands: paths or file URLs of modules whose default export is a command (or
+   * an array of them) made with defineCommand. They load in every thread beside the built-ins.
+   */
+  commandModules?: Array<string | URL>;
   /** Pool threads (default: 2..4 by core count). */
   poolThreads?: number;
 }
@@ -105,6 +110,8 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
   const shared = createSharedState();
   Atomics.store(shared.control, kEnabled, config.enabled ? 1 : 0);
   const gameUrl = toGameUrl(options.game);
+  const commandModules = (options.commandModules ?? []).map((module) => toModuleUrl(module).href);
+  const commands = await loadCommands(commandModules);
   // decisions §4: agents.json switches multi-agent mode on; an invalid one refuses startup.
   const agents = loadAgents(configDir);
   const session = agents ? Session.multiAgent(agents, shared.control, log) : Session.legacy(config.Bridge.token, shared.control, log);
@@ -113,6 +120,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
   const threadData: GameThreadData = {
     sharedBuffer: shared.buffer,
     gameUrl: gameUrl.href,
+    commandModules,
     init: {
       seed: config.Game.seed,
       zonesX: 4,
@@ -158,7 +166,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
     configDir,
     savesDir: resolve(configDir, config.Game.saves_dir),
   };
-  const registry = new CommandRegistry(COMMANDS, new Set(ready.functions), log);
+  const registry = new CommandRegistry(commands, new Set(ready.functions), log);
   const capabilities = JSON.stringify({
     mod_version: info.modVersion,
     game_version: info.gameVersion,
@@ -170,6 +178,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
   const pool = new CommandPool({
     shared,
     gameUrl: gameUrl.href,
+    commandModules,
     info,
     timings,
     ...(options.poolThreads === undefined ? {} : { threads: options.poolThreads }),
@@ -285,8 +294,12 @@ function frameStats(stats: Float64Array): BridgeStats['frames'] {
 
 function toGameUrl(game: string | URL | undefined): URL {
   if (game === undefined) return SANDBOX_GAME;
-  if (game instanceof URL) return game;
-  return game.startsWith('file:') ? new URL(game) : pathToFileURL(resolve(game));
+  return toModuleUrl(game);
+}
+
+function toModuleUrl(module: string | URL): URL {
+  if (module instanceof URL) return module;
+  return module.startsWith('file:') ? new URL(module) : pathToFileURL(resolve(module));
 }
 
 /** game_assembly_sha256: the SHA-256 of the game module's file (decisions §6). */

@@ -1,8 +1,8 @@
 // Piscina entry: runs pool commands, and the pool step after a main-thread command's frame.
 // Never throws back to piscina: every answer is an Outcome (errors lose their class across threads).
 import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
-import { COMMANDS } from '../src/commands/index.ts';
-import type { PoolEnv } from '../src/commands/define.ts';
+import { loadCommands } from '../src/commands/load.ts';
+import type { CommandDef, PoolEnv } from '../src/commands/define.ts';
 import { errorOf, toFailure, type Outcome } from '../src/errors/bridge-error.ts';
 import type { GameModule } from '../src/shared/game-module.ts';
 import { viewSharedState } from '../src/shared/layout.ts';
@@ -10,7 +10,11 @@ import type { PoolHello, PoolReply, PoolRequest, PoolTask, PoolWorkerData } from
 
 const data = workerData as PoolWorkerData;
 const shared = viewSharedState(data.sharedBuffer);
-const commands = new Map(COMMANDS.map((def) => [def.name, def]));
+// Loaded on the first task, not at the top level: piscina first require()s this module (tsx's CJS
+// hook handles it), and a top-level await would push it onto the ESM path, which has no hooks yet
+// inside a fresh worker.
+let commands: Promise<Map<string, CommandDef>> | undefined;
+const loadCatalogue = () => (commands ??= loadCommands(data.commandModules).then((defs) => new Map(defs.map((def) => [def.name, def]))));
 
 // Our own channel to the main loop, for frame and session calls. It is announced on piscina's
 // worker channel, which piscina re-emits on the pool as a 'message' event.
@@ -47,7 +51,7 @@ function loadGame(): Promise<Required<GameModule>> {
 
 export default async function runTask(task: PoolTask): Promise<Outcome<unknown>> {
   try {
-    const def = commands.get(task.command);
+    const def = (await loadCatalogue()).get(task.command);
     if (!def?.pool) throw new Error(`command ${task.command} has no pool step`);
     const env: PoolEnv<unknown> = {
       args: task.args,

@@ -1,8 +1,8 @@
 // The game thread: the one owner of the world. It loads the game module, runs the frame loop
 // (or lets a game with its own loop call drainFrame), and drains the dispatcher queue each frame.
 import { parentPort, workerData } from 'node:worker_threads';
-import { COMMANDS } from '../src/commands/index.ts';
 import { INTERNAL_COMMANDS } from '../src/commands/internal.ts';
+import { loadCommands } from '../src/commands/load.ts';
 import { createDrainer } from '../src/dispatch/drain.ts';
 import type { GameHost, GameModule } from '../src/shared/game-module.ts';
 import { kStopping, viewSharedState } from '../src/shared/layout.ts';
@@ -17,12 +17,13 @@ const stopped = new Promise<void>((resolve) => (stop = resolve));
 
 async function main(): Promise<void> {
   const game = (await import(data.gameUrl)) as GameModule;
+  const commands = await loadCommands(data.commandModules);
   await game.init(data.init);
   const drainer = createDrainer({
     port: data.actionPort,
     shared,
     game,
-    commands: new Map([...COMMANDS, ...INTERNAL_COMMANDS].map((def) => [def.name, def] as const)),
+    commands: new Map([...commands, ...INTERNAL_COMMANDS].map((def) => [def.name, def] as const)),
     timings: data.timings,
   });
   const functions = Object.keys(game).filter((key) => typeof (game as unknown as Record<string, unknown>)[key] === 'function');

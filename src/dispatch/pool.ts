@@ -30,11 +30,12 @@ export class CommandPool {
   readonly #pool: Piscina;
   readonly #timings: Timings;
 
-  constructor(options: { shared: SharedState; gameUrl: string; info: BridgeInfo; timings: Timings; hooks: PoolHooks; threads?: number }) {
+  constructor(options: { shared: SharedState; gameUrl: string; commandModules: string[]; info: BridgeInfo; timings: Timings; hooks: PoolHooks; threads?: number }) {
     this.#timings = options.timings;
     const workerData: PoolWorkerData = {
       sharedBuffer: options.shared.buffer,
       gameUrl: options.gameUrl,
+      commandModules: options.commandModules,
       info: options.info,
       timings: options.timings,
     };

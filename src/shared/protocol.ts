@@ -46,6 +46,8 @@ export interface BridgeInfo {
 export interface GameThreadData {
   sharedBuffer: SharedArrayBuffer;
   gameUrl: string;
+  /** The embedder's extra command modules (file URLs). */
+  commandModules: string[];
   init: GameInitOptions;
   fps: number;
   timings: Timings;
@@ -67,6 +69,7 @@ export type GameThreadControl = { type: 'stop' } | { type: 'info'; info: BridgeI
 export interface PoolWorkerData {
   sharedBuffer: SharedArrayBuffer;
   gameUrl: string;
+  commandModules: string[];
   info: BridgeInfo;
   timings: Timings;
 }
