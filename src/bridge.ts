@@ -60,6 +60,8 @@ export interface BridgeOptions {
   commandModules?: Array<string | URL>;
   /** Pool threads (default: 2..4 by core count). */
   poolThreads?: number;
+  /** Heap limit of each pool thread in MB (default 512): past it the worker dies alone and is replaced. */
+  poolMemoryMb?: number;
 }
 
 export interface BridgeStats {
@@ -182,6 +184,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
     info,
     timings,
     ...(options.poolThreads === undefined ? {} : { threads: options.poolThreads }),
+    ...(options.poolMemoryMb === undefined ? {} : { memoryMb: options.poolMemoryMb }),
     hooks: {
       frame: async (command, phase, input, caller) => {
         const answer = await queue.submit(command, phase, input, caller);

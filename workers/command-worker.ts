@@ -10,9 +10,7 @@ import type { PoolHello, PoolReply, PoolRequest, PoolTask, PoolWorkerData } from
 
 const data = workerData as PoolWorkerData;
 const shared = viewSharedState(data.sharedBuffer);
-// Loaded on the first task, not at the top level: piscina first require()s this module (tsx's CJS
-// hook handles it), and a top-level await would push it onto the ESM path, which has no hooks yet
-// inside a fresh worker.
+// Loaded on the first task, so a worker is ready to take tasks as soon as it starts.
 let commands: Promise<Map<string, CommandDef>> | undefined;
 const loadCatalogue = () => (commands ??= loadCommands(data.commandModules).then((defs) => new Map(defs.map((def) => [def.name, def]))));
 
@@ -48,6 +46,11 @@ function loadGame(): Promise<Required<GameModule>> {
   gameModule ??= import(data.gameUrl) as Promise<Required<GameModule>>;
   return gameModule;
 }
+
+// Start loading the catalogue and the game module as the worker boots, so the first task that needs
+// them does not pay for it (seconds under tsx).
+void loadCatalogue().catch(() => {});
+void loadGame().catch(() => {});
 
 export default async function runTask(task: PoolTask): Promise<Outcome<unknown>> {
   try {

@@ -8,6 +8,7 @@ import type { SharedState } from '../shared/layout.ts';
 import type { BridgeInfo, PoolHello, PoolReply, PoolRequest, PoolTask, PoolWorkerData } from '../shared/protocol.ts';
 
 const WORKER = new URL('../../workers/command-worker.ts', import.meta.url);
+const TS_ENTRY = new URL('../../workers/ts-entry.mjs', import.meta.url);
 
 export interface PoolHooks {
   /** A frame call from a pool command: queued on the dispatcher like any action. */
@@ -30,9 +31,10 @@ export class CommandPool {
   readonly #pool: Piscina;
   readonly #timings: Timings;
 
-  constructor(options: { shared: SharedState; gameUrl: string; commandModules: string[]; info: BridgeInfo; timings: Timings; hooks: PoolHooks; threads?: number }) {
+  constructor(options: { shared: SharedState; gameUrl: string; commandModules: string[]; info: BridgeInfo; timings: Timings; hooks: PoolHooks; threads?: number; memoryMb?: number }) {
     this.#timings = options.timings;
     const workerData: PoolWorkerData = {
+      entry: WORKER.href,
       sharedBuffer: options.shared.buffer,
       gameUrl: options.gameUrl,
       commandModules: options.commandModules,
@@ -41,13 +43,16 @@ export class CommandPool {
     };
     const threads = options.threads ?? Math.max(2, Math.min(4, availableParallelism()));
     this.#pool = new Piscina({
-      filename: WORKER.href,
+      // From .ts sources the worker starts through a tsx bootstrap (see start-thread.ts for why).
+      filename: WORKER.pathname.endsWith('.ts') ? TS_ENTRY.href : WORKER.href,
       workerData,
       minThreads: threads,
       maxThreads: threads,
       concurrentTasksPerWorker: 16,
       atomics: 'disabled',
       idleTimeout: Number.POSITIVE_INFINITY,
+      // A runaway task dies alone (GAME_CRASH) and piscina replaces its worker; the process lives.
+      resourceLimits: { maxOldGenerationSizeMb: options.memoryMb ?? 512 },
     });
     this.#pool.on('message', (message: PoolHello) => {
       if (message && typeof message === 'object' && 'gcbRpcPort' in message) serveRpc(message.gcbRpcPort, options.hooks);

@@ -67,6 +67,8 @@ export type GameThreadControl = { type: 'stop' } | { type: 'info'; info: BridgeI
 
 /** workerData of the pool workers. */
 export interface PoolWorkerData {
+  /** The real worker module (the tsx bootstrap imports it). */
+  entry: string;
   sharedBuffer: SharedArrayBuffer;
   gameUrl: string;
   commandModules: string[];

@@ -1,0 +1,44 @@
+import { Type } from '@sinclair/typebox';
+import { checkAsset, checkPoint, TileX, TileY } from '../shared/checks.ts';
+import { defineCommand } from '../define.ts';
+
+export const SpawnArgs = Type.Object(
+  {
+    entity_id: Type.String({ description: 'an actor asset id from list_actors' }),
+    x: TileX(),
+    y: TileY(),
+    count: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 1, description: 'how many; the first lands on (x, y), the rest around it' })),
+    adult: Type.Optional(Type.Boolean({ default: false, description: 'spawn grown-ups instead of newborns' })),
+  },
+  { additionalProperties: false },
+);
+
+export default defineCommand({
+  name: 'spawn',
+  category: 'action',
+  description:
+    'Spawn one or more actors at (x, y). A creature that cannot live on the centre tile (a land creature on water) ' +
+    'is refused with GAME_REJECTED; tiles around it that do not fit count as failed.',
+  args: SpawnArgs,
+  result: Type.Object({
+    entity_id: Type.String(),
+    x: Type.Integer(),
+    y: Type.Integer(),
+    requested: Type.Integer(),
+    spawned: Type.Integer(),
+    failed: Type.Integer(),
+    names: Type.Array(Type.String()),
+  }),
+  // decisions §4: action_faction or action_global.
+  permission: { any: ['action_faction', 'action_global'] },
+  binds: ['spawn', 'listActors', 'worldSize'],
+  requiresMainThread: true,
+  frame: ({ game, args }) => {
+    const count = args.count ?? 1;
+    const adult = args.adult ?? false;
+    checkAsset(game, 'actors', 'entity_id', args.entity_id);
+    checkPoint(game, args.x, args.y);
+    const outcome = game.spawn(args.entity_id, args.x, args.y, count, adult);
+    return { entity_id: args.entity_id, x: args.x, y: args.y, requested: count, spawned: outcome.spawned, failed: outcome.failed, names: outcome.names };
+  },
+});

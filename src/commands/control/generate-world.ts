@@ -1,0 +1,37 @@
+import { randomInt } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { WorldSnapshot } from '../../shared/game-module.ts';
+import { installWorld, type InstalledWorld } from '../shared/world-swap.ts';
+import { defineCommand } from '../define.ts';
+
+export const MAX_SEED = 2 ** 31 - 1;
+
+export default defineCommand({
+  name: 'generate_world',
+  category: 'control',
+  description:
+    'Generate a new world of zone_x × zone_y zones (64 tiles a zone) and make it live. Generation runs on a pool ' +
+    'thread; the swap takes one frame. Without a seed a random one is picked (and returned).',
+  args: Type.Object(
+    {
+      zone_x: Type.Integer({ minimum: 2, maximum: 16, description: 'width in 64-tile zones' }),
+      zone_y: Type.Integer({ minimum: 2, maximum: 16, description: 'height in 64-tile zones' }),
+      seed: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_SEED, description: 'generator seed; the same seed and size give the same world' })),
+    },
+    { additionalProperties: false },
+  ),
+  result: Type.Object({ width: Type.Integer(), height: Type.Integer(), seed: Type.Integer() }),
+  permission: { all: ['control_world'] },
+  binds: ['generateWorld', 'installWorld'],
+  requiresMainThread: false,
+  phases: {
+    install: ({ game, shared }, snapshot: WorldSnapshot): InstalledWorld => installWorld(game, shared, snapshot),
+  },
+  pool: async (env) => {
+    const seed = env.args.seed ?? randomInt(0, MAX_SEED + 1);
+    const game = await env.game();
+    // The heavy part, off the game thread: no frame waits for it.
+    const snapshot = game.generateWorld({ zonesX: env.args.zone_x, zonesY: env.args.zone_y, seed });
+    return (await env.frame('install', snapshot)) as InstalledWorld;
+  },
+});

@@ -1,0 +1,20 @@
+import { Type } from '@sinclair/typebox';
+import { checkAsset } from '../shared/checks.ts';
+import { defineCommand } from '../define.ts';
+
+export default defineCommand({
+  name: 'set_speed',
+  category: 'control',
+  description: 'Set the simulation speed (ids from list_speeds: slow_mo, x1..x5, x10, x15, x20, x40).',
+  args: Type.Object({ speed_id: Type.String({ description: 'a speed id from list_speeds' }) }, { additionalProperties: false }),
+  result: Type.Object({ speed_id: Type.String(), multiplier: Type.Number(), previous: Type.String() }),
+  permission: { all: ['advance_time'] },
+  binds: ['setSpeed', 'listSpeeds'],
+  requiresMainThread: true,
+  frame: ({ game, args }) => {
+    checkAsset(game, 'speeds', 'speed_id', args.speed_id);
+    const speed = game.listSpeeds().find((s) => s.id === args.speed_id);
+    const previous = game.setSpeed(args.speed_id);
+    return { speed_id: args.speed_id, multiplier: speed?.multiplier ?? 1, previous };
+  },
+});

@@ -1,0 +1,35 @@
+import { Type } from '@sinclair/typebox';
+import { defineCommand } from '../define.ts';
+
+export default defineCommand({
+  name: 'list_kingdoms',
+  category: 'read',
+  description: 'The living kingdoms; include_wild adds the wild (animal and monster) factions.',
+  args: Type.Object(
+    { include_wild: Type.Optional(Type.Boolean({ default: false, description: 'also list the wild factions' })) },
+    { additionalProperties: false },
+  ),
+  result: Type.Object({
+    items: Type.Array(
+      Type.Object({
+        id: Type.Integer(),
+        name: Type.String(),
+        race: Type.String(),
+        king_name: Type.Union([Type.String(), Type.Null()]),
+        capital_id: Type.Union([Type.Integer(), Type.Null()]),
+        cities_count: Type.Integer(),
+        units_count: Type.Integer(),
+        wild: Type.Boolean(),
+      }),
+    ),
+    count: Type.Integer(),
+  }),
+  // decisions §4: read_own_faction; list_kingdoms is not filtered by the kingdom claim.
+  permission: { all: ['read_own_faction'] },
+  binds: ['listKingdoms'],
+  requiresMainThread: true,
+  frame: ({ game, args }) => {
+    const items = game.listKingdoms(args.include_wild ?? false);
+    return { items, count: items.length };
+  },
+});

@@ -1,0 +1,67 @@
+// The catalogue as data (decisions §3 and §4): names in catalogue order, categories, where each
+// command runs, the permission each needs, and schema rules every args schema follows. No bridge.
+import t from 'tap';
+import { COMMANDS } from '../../src/commands/index.ts';
+import { describeSchema } from '../../src/commands/define.ts';
+import * as sandbox from '../../src/game/index.ts';
+
+const CATALOGUE: Array<[name: string, category: string, mainThread: boolean, permission: { all?: string[]; any?: string[] }]> = [
+  ['list_tiles', 'discovery', true, {}],
+  ['list_actors', 'discovery', true, {}],
+  ['list_powers', 'discovery', true, {}],
+  ['list_speeds', 'discovery', true, {}],
+  ['invoke_power', 'action', true, { all: ['action_global'] }],
+  ['spawn', 'action', true, { any: ['action_faction', 'action_global'] }],
+  ['paint_tile', 'action', true, { all: ['action_global'] }],
+  ['get_world_state', 'read', true, {}],
+  ['get_tile', 'read', true, {}],
+  ['list_kingdoms', 'read', true, { all: ['read_own_faction'] }],
+  ['list_cities', 'read', true, { all: ['read_own_faction'] }],
+  ['query_actors', 'read', true, { all: ['read_own_faction'] }],
+  ['screenshot', 'read', true, { all: ['read_all'] }],
+  ['get_ui_state', 'read', true, {}],
+  ['pause', 'control', true, { all: ['advance_time'] }],
+  ['resume', 'control', true, { all: ['advance_time'] }],
+  ['set_speed', 'control', true, { all: ['advance_time'] }],
+  ['dismiss_window', 'control', true, { all: ['advance_time'] }],
+  ['generate_world', 'control', false, { all: ['control_world'] }],
+  ['save_world', 'control', true, { all: ['control_world'] }],
+  ['load_world', 'control', false, { all: ['control_world'] }],
+];
+
+t.test('commands 8-28 in catalogue order, with category, thread and permission', async (t) => {
+  const names = COMMANDS.map((c) => c.name);
+  t.same(names.filter((n) => CATALOGUE.some(([name]) => name === n)), CATALOGUE.map(([name]) => name), 'catalogue order');
+  t.same(names.slice(0, 2), ['health', 'whoami'], 'the meta commands lead');
+  for (const [name, category, mainThread, permission] of CATALOGUE) {
+    const def = COMMANDS.find((c) => c.name === name);
+    t.ok(def, name);
+    if (!def) continue;
+    t.equal(def.category, category, `${name} category`);
+    t.equal(def.requiresMainThread, mainThread, `${name} requires_main_thread`);
+    t.same(def.permission, permission, `${name} permission`);
+    t.equal(def.turnGated, category === 'action' || (category === 'control' && name !== 'dismiss_window'), `${name} turn gate`);
+    if (mainThread) t.type(def.frame, 'function', `${name} has a frame step`);
+    else t.type(def.pool, 'function', `${name} runs on a pool thread`);
+  }
+});
+
+t.test('every args schema: an object, additionalProperties false, 2020-12, no enum on asset ids', async (t) => {
+  for (const def of COMMANDS) {
+    const schema = describeSchema(def.args) as { type: string; additionalProperties: boolean; $schema: string; properties?: Record<string, { enum?: unknown; minimum?: unknown; maximum?: unknown; anyOf?: unknown }> };
+    t.equal(schema.type, 'object', def.name);
+    t.equal(schema.additionalProperties, false, `${def.name}: additionalProperties false`);
+    t.equal(schema.$schema, 'https://json-schema.org/draft/2020-12/schema');
+    for (const [field, prop] of Object.entries(schema.properties ?? {})) {
+      if (/_id$/.test(field) && field !== 'kingdom_id') t.ok(prop.enum === undefined && prop.anyOf === undefined, `${def.name}.${field} is a plain string`);
+      if (/^(x|y|x2|y2)$/.test(field)) t.ok(prop.minimum === undefined && prop.maximum === undefined, `${def.name}.${field} has no bounds`);
+    }
+  }
+});
+
+t.test('every game function a command binds is one the sandbox exports', async (t) => {
+  const exported = new Set(Object.keys(sandbox).filter((key) => typeof (sandbox as Record<string, unknown>)[key] === 'function'));
+  for (const def of COMMANDS) {
+    for (const fn of def.binds) t.ok(exported.has(fn), `${def.name} binds ${fn}`);
+  }
+});
