@@ -3,6 +3,11 @@
 import type { CommandDef } from './define.ts';
 import health from './meta/health.ts';
 import whoami from './meta/whoami.ts';
+import sessionInfo from './meta/session-info.ts';
+import turnAdvance from './meta/turn-advance.ts';
+import objectiveStatus from './meta/objective-status.ts';
+import sendMessage from './bus/send-message.ts';
+import recvMessages from './bus/recv-messages.ts';
 import listTiles from './discovery/list-tiles.ts';
 import listActors from './discovery/list-actors.ts';
 import listPowers from './discovery/list-powers.ts';
@@ -28,9 +33,11 @@ import loadWorld from './control/load-world.ts';
 export const COMMANDS: readonly CommandDef[] = [
   health, // 1
   whoami, // 2
-  // ---- catalogue #3-#7 (meta and bus), added by the session work: --------------------------
-  // session_info, turn_advance, objective_status, send_message, recv_messages
-  // -------------------------------------------------------------------------------------------
+  sessionInfo, // 3
+  turnAdvance, // 4
+  objectiveStatus, // 5
+  sendMessage, // 6
+  recvMessages, // 7
   listTiles, // 8
   listActors, // 9
   listPowers, // 10
