@@ -74,6 +74,13 @@ async function throughput(ref: { honoGet: LoadResult; honoPost: LoadResult }) {
   raw.memoryIdle = idle;
   rows.push({ scenario: 'RSS idle, default world', value: idle.rss / 2 ** 20, unit: 'MB', target: '≤ 150 MB', ok: idle.rss / 2 ** 20 <= 150 });
 
+  // Growth is judged from a warmed-up baseline: the first requests fill caches (compiled code,
+  // routers, pools), which is not a leak.
+  await load({ url: `${bridge.url}/cmd`, connections: 8, duration: 2, method: 'POST', headers: jsonAuth(bridge.token), body: cmdBody('get_world_state') });
+  await load({ url: `${bridge.url}/cmd`, connections: 8, duration: 2, method: 'POST', headers: jsonAuth(bridge.token), body: cmdBody('whoami') });
+  await bridge.request('gc');
+  const warm = await bridge.request<BridgeStatsReply>('stats');
+  raw.memoryWarm = warm;
   const caps = await measure('GET /capabilities', () => sampled(bridge, load({ url: `${bridge.url}/capabilities`, connections: 8, duration: DURATION, headers: auth(bridge.token) })));
   rows.push({ scenario: 'GET /capabilities', value: caps.rps, unit: 'req/s', p50: caps.p50, p99: caps.p99, ratio: caps.rps / ref.honoGet.rps, target: '≥ 0.9× hono GET', ok: caps.rps / ref.honoGet.rps >= 0.9 });
   const health = await measure('GET /health', () => sampled(bridge, load({ url: `${bridge.url}/health`, connections: 8, duration: DURATION, headers: auth(bridge.token) })));
@@ -95,8 +102,8 @@ async function throughput(ref: { honoGet: LoadResult; honoPost: LoadResult }) {
   raw.memoryAfter = after;
   const peak = Math.max(...rssSamples, after.rss);
   rows.push({ scenario: 'RSS peak under load', value: peak / 2 ** 20, unit: 'MB' });
-  const growth = (after.heap - idle.heap) / idle.heap;
-  rows.push({ scenario: 'heap after the runs vs idle (after GC)', value: growth * 100, unit: '%', target: 'no growth (≤ 10%)', ok: growth <= 0.1, note: `RSS after ${(after.rss / 2 ** 20).toFixed(0)} MB` });
+  const growth = (after.heap - warm.heap) / warm.heap;
+  rows.push({ scenario: 'main-thread heap after the runs vs warmed-up (after GC)', value: growth * 100, unit: '%', target: 'no growth (≤ 10%)', ok: growth <= 0.1, note: `RSS warm ${(warm.rss / 2 ** 20).toFixed(0)} MB, after ${(after.rss / 2 ** 20).toFixed(0)} MB` });
   await bridge.stop();
 }
 
