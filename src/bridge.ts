@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { MessageChannel, type Worker } from 'node:worker_threads';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Server } from 'node:http';
 import type { DestinationStream, Logger } from 'pino';
@@ -13,7 +12,7 @@ import { CommandRegistry } from './commands/registry.ts';
 import { watchKillSwitch } from './config/kill-switch.ts';
 import { loadConfig } from './config/load.ts';
 import { execute } from './dispatch/execute.ts';
-import { GameQueue } from './dispatch/game-queue.ts';
+import { GameThreadHost } from './dispatch/game-thread-host.ts';
 import { CommandPool } from './dispatch/pool.ts';
 import { createApp } from './http/app.ts';
 import { DEFAULT_TIMINGS, LIMITS, type Timings } from './limits.ts';
@@ -35,8 +34,7 @@ import {
   sFullOverheadMs,
   sOverheadMs,
 } from './shared/layout.ts';
-import type { BridgeInfo, GameThreadControl, GameThreadData, GameThreadEvent } from './shared/protocol.ts';
-import { startThread } from './shared/start-thread.ts';
+import type { BridgeInfo } from './shared/protocol.ts';
 import { MOD_VERSION } from './version.ts';
 
 export interface BridgeOptions {
@@ -71,6 +69,8 @@ export interface BridgeStats {
   waiting: number;
   /** Dispatcher entries queued or running. */
   dispatcherPending: number;
+  /** Times the game thread died and was replaced by a fresh world. */
+  gameThreadRestarts: number;
   /** Actions posted to the game thread and not yet drained. */
   queued: number;
   poolThreads: number;
@@ -98,7 +98,6 @@ export interface BridgeHandle {
 }
 
 export const SANDBOX_GAME = new URL('./game/index.ts', import.meta.url);
-const GAME_THREAD = new URL('../workers/game-thread.ts', import.meta.url);
 
 /** Wiring only: config → log → game thread → pool → server (decisions §6: the library API). */
 export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHandle> {
@@ -118,32 +117,25 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
   const agents = loadAgents(configDir);
   const session = agents ? Session.multiAgent(agents, shared.control, log) : Session.legacy(config.Bridge.token, shared.control, log);
 
-  const { port1: actionPort, port2: gameActionPort } = new MessageChannel();
-  const threadData: GameThreadData = {
-    sharedBuffer: shared.buffer,
-    gameUrl: gameUrl.href,
-    commandModules,
-    init: {
-      seed: config.Game.seed,
-      zonesX: 4,
-      zonesY: 4,
-      suppressStartupWindow: config.Game.suppress_startup_window,
-      custom: options.gameOptions,
+  const game = await GameThreadHost.start(
+    {
+      sharedBuffer: shared.buffer,
+      gameUrl: gameUrl.href,
+      commandModules,
+      init: {
+        seed: config.Game.seed,
+        zonesX: 4,
+        zonesY: 4,
+        suppressStartupWindow: config.Game.suppress_startup_window,
+        custom: options.gameOptions,
+      },
+      fps: config.Game.fps,
+      timings,
     },
-    fps: config.Game.fps,
-    timings,
-    actionPort: gameActionPort,
-  };
-  const gameThread = startThread(GAME_THREAD, { workerData: threadData, transferList: [gameActionPort], name: 'gcb-game' });
-  let ready: Extract<GameThreadEvent, { type: 'ready' }>;
-  try {
-    ready = await waitForReady(gameThread, log);
-  } catch (err) {
-    actionPort.close();
-    await gameThread.terminate();
-    throw err;
-  }
-  const queue = new GameQueue(actionPort, shared, timings);
+    shared,
+    log,
+  );
+  const ready = game.ready;
   const system = session.credentials[0]!.caller;
   let claimsEpoch = -1;
   // `auto:N` claims follow the world: resolved at startup and again after every world swap.
@@ -151,10 +143,14 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
     const epoch = Atomics.load(shared.control, kWorldEpoch);
     if (!session.multiAgent || epoch === claimsEpoch) return;
     claimsEpoch = epoch;
-    const answer = await queue.submit(bridgeInternal.name, 'kingdom_order', null, system);
+    const answer = await game.submit(bridgeInternal.name, 'kingdom_order', null, system);
     if (answer.outcome.ok) session.resolveClaims(answer.outcome.value as number[]);
   };
   await refreshClaims();
+  game.onRestart(() => {
+    claimsEpoch = -1;
+    void refreshClaims();
+  });
   session.start();
 
   const info: BridgeInfo = {
@@ -187,7 +183,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
     ...(options.poolMemoryMb === undefined ? {} : { memoryMb: options.poolMemoryMb }),
     hooks: {
       frame: async (command, phase, input, caller) => {
-        const answer = await queue.submit(command, phase, input, caller);
+        const answer = await game.submit(command, phase, input, caller);
         await refreshClaims();
         return answer.outcome;
       },
@@ -219,7 +215,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
     log,
     maxBodyBytes: config.Bridge.max_body_bytes,
     capabilities,
-    execute: (def, args, caller) => execute(def, args, caller, queue, pool),
+    execute: (def, args, caller) => execute(def, args, caller, game, pool),
   });
 
   let server: ServerType;
@@ -228,7 +224,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
   } catch (err) {
     killSwitch.stop();
     await pool.destroy();
-    await gameThread.terminate();
+    await game.stop();
     throw err;
   }
   port = ((server as Server).address() as { port: number }).port;
@@ -244,16 +240,11 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
       const closed = new Promise<void>((done) => server.close(() => done()));
       (server as Server).closeIdleConnections();
       admission.close();
-      queue.close();
+      game.closeQueue();
       await Promise.race([waitUntil(() => admission.inUse === 0), sleep(timings.shutdownGraceMs)]);
-      await queue.drained(50);
       killSwitch.stop();
       session.stop();
-      gameThread.postMessage({ type: 'stop' } satisfies GameThreadControl);
-      await Promise.race([new Promise((done) => gameThread.once('exit', done)), sleep(200)]);
-      await gameThread.terminate();
-      queue.fail({ ok: false, code: 'BUSY', message: 'the bridge is shutting down; nothing reached the world, retry later' });
-      actionPort.close();
+      await game.stop();
       await pool.destroy();
       (server as Server).closeAllConnections();
       await closed;
@@ -272,7 +263,8 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
     stats: () => ({
       slotsInUse: admission.inUse,
       waiting: admission.waiting,
-      dispatcherPending: queue.pending,
+      dispatcherPending: game.pending,
+      gameThreadRestarts: game.restarts,
       queued: Atomics.load(shared.control, kQueued),
       poolThreads: pool.threads,
       frames: frameStats(shared.stats),
@@ -308,40 +300,6 @@ function toModuleUrl(module: string | URL): URL {
 /** game_assembly_sha256: the SHA-256 of the game module's file (decisions §6). */
 function fileSha256(url: URL): string {
   return createHash('sha256').update(readFileSync(url)).digest('hex');
-}
-
-function waitForReady(worker: Worker, log: Logger): Promise<Extract<GameThreadEvent, { type: 'ready' }>> {
-  return new Promise((resolvePromise, reject) => {
-    const cleanup = () => {
-      worker.off('message', onMessage);
-      worker.off('error', onError);
-      worker.off('exit', onExit);
-    };
-    const onMessage = (event: GameThreadEvent) => {
-      if (event.type === 'ready') {
-        cleanup();
-        // From now on the game thread only reports log lines (a game update that threw, say).
-        worker.on('message', (later: GameThreadEvent) => {
-          if (later.type === 'log') log[later.level](later.detail ?? {}, later.msg);
-        });
-        resolvePromise(event);
-      } else if (event.type === 'fatal') {
-        cleanup();
-        reject(new Error(`the game module failed to start: ${event.message}`));
-      }
-    };
-    const onError = (err: Error) => {
-      cleanup();
-      reject(new Error(`the game thread failed to start: ${err.message}`));
-    };
-    const onExit = (code: number) => {
-      cleanup();
-      reject(new Error(`the game thread exited with code ${code} during startup`));
-    };
-    worker.on('message', onMessage);
-    worker.on('error', onError);
-    worker.on('exit', onExit);
-  });
 }
 
 function listen(fetch: (request: Request) => Response | Promise<Response>, port: number): Promise<ServerType> {

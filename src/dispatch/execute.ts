@@ -1,7 +1,7 @@
 import type { Outcome } from '../errors/bridge-error.ts';
 import type { CommandDef } from '../commands/define.ts';
 import type { CallerContext } from '../shared/caller.ts';
-import type { GameQueue } from './game-queue.ts';
+import type { QueueAnswer } from './game-queue.ts';
 import type { CommandPool } from './pool.ts';
 
 export interface Execution {
@@ -17,7 +17,13 @@ export interface Execution {
  * hop, the main loop is the bottleneck); its optional pool step (encoding, writing) follows. A
  * command that does not need it runs on a pool thread and queues only its frame calls.
  */
-export async function execute(def: CommandDef, args: unknown, caller: CallerContext, queue: GameQueue, pool: CommandPool): Promise<Execution> {
+export async function execute(
+  def: CommandDef,
+  args: unknown,
+  caller: CallerContext,
+  queue: { submit(command: string, phase: string, input: unknown, caller: CallerContext): Promise<QueueAnswer> },
+  pool: CommandPool,
+): Promise<Execution> {
   if (!def.requiresMainThread) {
     const answer = await pool.run({ command: def.name, args, caller });
     return { outcome: answer.outcome, queueWaitMs: 0, runMs: answer.runMs, settled: null };

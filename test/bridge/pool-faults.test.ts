@@ -55,3 +55,24 @@ t.test('a pool handler that never returns: 504 at the backstop, its worker repla
   t.equal(next.status, 200);
   t.same(unhandled, []);
 });
+
+t.test('a game thread that dies: GAME_CRASH for what was pending, then a fresh world serves', async (t) => {
+  const b = await startTestBridge(t, { commandModules: [EXTRA] });
+  const died = await b.cmd('exit_game');
+  t.equal(died.status, 500);
+  t.match(died.body.error, { code: 'GAME_CRASH', message: /game thread exited \(code 7\)/ });
+  let status = 0;
+  const deadline = Date.now() + 20_000;
+  while (status !== 200 && Date.now() < deadline) {
+    const reply = await b.cmd('get_world_state');
+    status = reply.status;
+    if (status !== 200) {
+      t.equal(reply.body.error.code, 'BUSY', 'while restarting: BUSY, safe to retry');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  t.equal(status, 200, 'served again by a fresh game thread');
+  t.equal(b.bridge.stats().gameThreadRestarts, 1);
+  t.equal(b.bridge.stats().slotsInUse, 0);
+  t.same(unhandled, []);
+});

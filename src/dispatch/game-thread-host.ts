@@ -1,0 +1,181 @@
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { Failure } from '../errors/bridge-error.ts';
+import type { CallerContext } from '../shared/caller.ts';
+import { kStopping, type SharedState } from '../shared/layout.ts';
+import type { GameThreadControl, GameThreadData, GameThreadEvent } from '../shared/protocol.ts';
+import { startThread } from '../shared/start-thread.ts';
+import { GameQueue, type QueueAnswer } from './game-queue.ts';
+
+const GAME_THREAD = new URL('../../workers/game-thread.ts', import.meta.url);
+
+export type ReadyEvent = Extract<GameThreadEvent, { type: 'ready' }>;
+
+interface Running {
+  worker: Worker;
+  port: MessagePort;
+  queue: GameQueue;
+}
+
+/**
+ * The game thread's lifecycle on the main loop: start it, hand actions to its queue, and, should the
+ * thread die (a fatal error in game code, out of memory), answer what was pending with GAME_CRASH and
+ * start a fresh one, so the bridge can never be wedged by a dead world.
+ */
+export class GameThreadHost {
+  readonly ready: ReadyEvent;
+  readonly #data: Omit<GameThreadData, 'actionPort'>;
+  readonly #shared: SharedState;
+  readonly #log: Logger;
+  #running: Running | null;
+  #stopping = false;
+  #restarts = 0;
+  #onRestart: () => void = () => {};
+
+  private constructor(ready: ReadyEvent, running: Running, data: Omit<GameThreadData, 'actionPort'>, shared: SharedState, log: Logger) {
+    this.ready = ready;
+    this.#running = running;
+    this.#data = data;
+    this.#shared = shared;
+    this.#log = log;
+    this.#watch(running);
+  }
+
+  static async start(data: Omit<GameThreadData, 'actionPort'>, shared: SharedState, log: Logger): Promise<GameThreadHost> {
+    const { ready, running } = await launch(data, shared, log);
+    return new GameThreadHost(ready, running, data, shared, log);
+  }
+
+  /** Times the thread was restarted after dying. */
+  get restarts(): number {
+    return this.#restarts;
+  }
+
+  get pending(): number {
+    return this.#running?.queue.pending ?? 0;
+  }
+
+  /** Called after a restart (a fresh world: claims must be resolved again). */
+  onRestart(callback: () => void): void {
+    this.#onRestart = callback;
+  }
+
+  submit(command: string, phase: string, input: unknown, caller: CallerContext): Promise<QueueAnswer> {
+    if (!this.#running) {
+      const message = this.#stopping ? 'the bridge is shutting down' : 'the game thread is restarting';
+      return Promise.resolve({ outcome: busy(message), queueWaitMs: 0, runMs: 0, settled: null });
+    }
+    return this.#running.queue.submit(command, phase, input, caller);
+  }
+
+  /** Closing, step 1: queued actions are answered BUSY and never run; started ones go on. */
+  closeQueue(): void {
+    this.#stopping = true;
+    this.#running?.queue.close();
+  }
+
+  /** Closing, step 2: wait briefly for started actions, then stop and end the thread. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    const running = this.#running;
+    if (!running) return;
+    await running.queue.drained(50);
+    Atomics.store(this.#shared.control, kStopping, 1);
+    running.worker.postMessage({ type: 'stop' } satisfies GameThreadControl);
+    await Promise.race([new Promise((done) => running.worker.once('exit', done)), sleep(200)]);
+    await running.worker.terminate();
+    running.queue.fail(busy('the bridge is shutting down'));
+    running.port.close();
+    this.#running = null;
+  }
+
+  #watch(running: Running): void {
+    running.worker.on('message', (event: GameThreadEvent) => {
+      if (event.type === 'log') this.#log[event.level](event.detail ?? {}, event.msg);
+    });
+    running.worker.once('exit', (code) => {
+      if (this.#stopping || this.#running !== running) return;
+      this.#running = null;
+      this.#log.error({ code }, 'the game thread died; answering what was pending with GAME_CRASH and starting a fresh world');
+      const crash: Failure = {
+        ok: false,
+        code: 'GAME_CRASH',
+        message: `the game thread exited (code ${code}); the bridge is starting a fresh world`,
+        exception: { type: 'GameThreadExit', message: `exit code ${code}`, stack_top: '' },
+      };
+      running.queue.fail(crash);
+      running.port.close();
+      void this.#restart();
+    });
+  }
+
+  async #restart(): Promise<void> {
+    try {
+      const { running } = await launch(this.#data, this.#shared, this.#log);
+      if (this.#stopping) {
+        await running.worker.terminate();
+        return;
+      }
+      this.#restarts++;
+      this.#running = running;
+      this.#watch(running);
+      this.#onRestart();
+    } catch (err) {
+      this.#log.error({ err: (err as Error).message }, 'the game thread could not be restarted; retrying in 1 s');
+      if (!this.#stopping) setTimeout(() => void this.#restart(), 1000).unref();
+    }
+  }
+}
+
+async function launch(data: Omit<GameThreadData, 'actionPort'>, shared: SharedState, log: Logger): Promise<{ ready: ReadyEvent; running: Running }> {
+  const { port1, port2 } = new MessageChannel();
+  const workerData: GameThreadData = { ...data, actionPort: port2 };
+  const worker = startThread(GAME_THREAD, { workerData, transferList: [port2], name: 'gcb-game' });
+  try {
+    const ready = await waitForReady(worker);
+    return { ready, running: { worker, port: port1, queue: new GameQueue(port1, shared, data.timings) } };
+  } catch (err) {
+    port1.close();
+    await worker.terminate();
+    log.debug({ err: (err as Error).message }, 'game thread start failed');
+    throw err;
+  }
+}
+
+function waitForReady(worker: Worker): Promise<ReadyEvent> {
+  return new Promise((resolve, reject) => {
+    const cleanup = () => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    const onMessage = (event: GameThreadEvent) => {
+      if (event.type === 'ready') {
+        cleanup();
+        resolve(event);
+      } else if (event.type === 'fatal') {
+        cleanup();
+        reject(new Error(`the game module failed to start: ${event.message}`));
+      }
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(new Error(`the game thread failed to start: ${err.message}`));
+    };
+    const onExit = (code: number) => {
+      cleanup();
+      reject(new Error(`the game thread exited with code ${code} during startup`));
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+  });
+}
+
+function busy(message: string): Failure {
+  return { ok: false, code: 'BUSY', message: `${message}; nothing reached the world, retry later` };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms).unref());
+}
