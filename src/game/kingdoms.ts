@@ -41,6 +41,7 @@ function newKingdom(w: World, race: string, wild: boolean): Kingdom {
     warTarget: 0,
   };
   w.kingdoms.push(kingdom);
+  if (!wild) w.civAlive++;
   return kingdom;
 }
 
@@ -51,16 +52,12 @@ export function wildKingdomFor(w: World, asset: number): number {
   return newKingdom(w, race, true).id;
 }
 
-export function civKingdomsAlive(w: World): number {
-  let n = 0;
-  for (const k of w.kingdoms) if (k.alive && !k.wild) n++;
-  return n;
-}
-
-export function citiesAlive(w: World): number {
-  let n = 0;
-  for (const c of w.cities) if (c.alive) n++;
-  return n;
+/** Recounts the live kingdoms and cities (after a world is rebuilt from a snapshot). */
+export function recountAlive(w: World): void {
+  w.civAlive = 0;
+  w.citiesAlive = 0;
+  for (const k of w.kingdoms) if (k.alive && !k.wild) w.civAlive++;
+  for (const c of w.cities) if (c.alive) w.citiesAlive++;
 }
 
 /** A city may be founded with its centre on this tile. */
@@ -68,17 +65,15 @@ export function canFoundAt(w: World, x: number, y: number): boolean {
   if (!inBounds(w, x, y)) return false;
   const i = y * w.width + x;
   if (TILE_BUILDABLE[w.tileType[i]!] !== 1 || w.owner[i] !== 0) return false;
-  if (w.cities.length >= MAX_CITY_ID) return false;
-  let alive = 0;
+  if (w.cities.length >= MAX_CITY_ID || w.citiesAlive >= MAX_CITIES_ALIVE) return false;
   const spacing2 = CITY_SPACING * CITY_SPACING;
   for (const c of w.cities) {
     if (!c.alive) continue;
-    alive++;
     const dx = c.x - x;
     const dy = c.y - y;
     if (dx * dx + dy * dy < spacing2) return false;
   }
-  return alive < MAX_CITIES_ALIVE;
+  return true;
 }
 
 /** A new city of `kingdomId` centred on (x, y); the caller checked canFoundAt. */
@@ -102,6 +97,7 @@ export function foundCity(w: World, kingdomId: number, x: number, y: number): Ci
     foundedTick: w.tick,
   };
   w.cities.push(city);
+  w.citiesAlive++;
   kingdom.cities++;
   if (kingdom.capitalId === 0) kingdom.capitalId = id;
   claimTerritory(w, city);
@@ -139,7 +135,7 @@ export function joinCity(w: World, slot: number, cityId: number): void {
 
 /** An adult civilised actor founds a kingdom of its race with a capital where it stands. */
 export function foundKingdom(w: World, slot: number): Kingdom | null {
-  if (civKingdomsAlive(w) >= MAX_CIV_KINGDOMS_ALIVE) return null;
+  if (w.civAlive >= MAX_CIV_KINGDOMS_ALIVE) return null;
   const x = Math.floor(w.a.x[slot]!);
   const y = Math.floor(w.a.y[slot]!);
   if (!canFoundAt(w, x, y)) return null;
@@ -193,13 +189,13 @@ export function atWar(w: World, a: number, b: number): boolean {
   return k !== undefined && k.wars.length > 0 && k.wars.includes(b);
 }
 
-export function declareWar(w: World, a: Kingdom, b: Kingdom): void {
+export function declareWar(a: Kingdom, b: Kingdom): void {
   if (a.id === b.id || a.wars.includes(b.id)) return;
   a.wars.push(b.id);
   b.wars.push(a.id);
 }
 
-export function makePeace(w: World, a: Kingdom, b: Kingdom): void {
+export function makePeace(a: Kingdom, b: Kingdom): void {
   a.wars = a.wars.filter((id) => id !== b.id);
   b.wars = b.wars.filter((id) => id !== a.id);
   if (a.wars.length === 0) a.warTarget = 0;
@@ -215,6 +211,7 @@ export function destroyCity(w: World, city: City): void {
     setOwner(w, i, 0);
   });
   city.alive = false;
+  w.citiesAlive--;
   city.units = 0;
   city.leaderUid = 0;
   city.leaderSlot = -1;
@@ -312,11 +309,12 @@ export function census(w: World): void {
     if (!capital || !capital.alive || capital.kingdomId !== k.id) k.capitalId = firstCity;
     if (k.units === 0 && cities === 0) {
       k.alive = false;
+      w.civAlive--;
       k.kingUid = 0;
       k.kingSlot = -1;
       for (const enemyId of [...k.wars]) {
         const enemy = kingdomOf(w, enemyId);
-        if (enemy) makePeace(w, k, enemy);
+        if (enemy) makePeace(k, enemy);
       }
       continue;
     }
@@ -408,7 +406,7 @@ export function kingdomSystem(w: World): void {
     for (const k of civs) {
       for (const enemyId of [...k.wars]) {
         const enemy = kingdomOf(w, enemyId);
-        if (enemy) makePeace(w, k, enemy);
+        if (enemy) makePeace(k, enemy);
       }
     }
     return;
@@ -419,9 +417,9 @@ export function kingdomSystem(w: World): void {
     for (let j = i + 1; j < civs.length; j++) {
       const kb = civs[j]!;
       if (ka.wars.includes(kb.id)) {
-        if (chancePerMille(w.rng, 40)) makePeace(w, ka, kb);
+        if (chancePerMille(w.rng, 40)) makePeace(ka, kb);
       } else if (kingdomsMeet(live, ka.id, kb.id)) {
-        if (chancePerMille(w.rng, ka.race === kb.race ? 50 : 160)) declareWar(w, ka, kb);
+        if (chancePerMille(w.rng, ka.race === kb.race ? 50 : 160)) declareWar(ka, kb);
       }
     }
   }

@@ -148,7 +148,7 @@ function flipLaw(w: World, law: LawId): boolean {
     for (const k of w.kingdoms) {
       for (const enemyId of [...k.wars]) {
         const enemy = kingdomOf(w, enemyId);
-        if (enemy) makePeace(w, k, enemy);
+        if (enemy) makePeace(k, enemy);
       }
     }
   }

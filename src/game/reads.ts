@@ -104,39 +104,53 @@ export interface ActorRowView {
 }
 
 /**
- * Live actors in slot order, or (alive: false) the most recent deaths, newest first (the world keeps
- * the last DEAD_CAP). `matched` counts every match; `items` is the [offset, offset + limit) page.
+ * Live actors oldest first (by uid, so pages stay put while the world runs: newborns join the end),
+ * or (alive: false) the most recent deaths, newest first (the world keeps the last DEAD_CAP).
+ * `matched` counts every match; `items` is the [offset, offset + limit) page.
  */
 export function queryActorViews(w: World, q: ActorFilter): { items: ActorRowView[]; matched: number } {
   const rect = q.in_rect;
   const limit = Math.max(0, Math.floor(q.limit));
   const offset = Math.max(0, Math.floor(q.offset));
-  const items: ActorRowView[] = [];
-  let matched = 0;
-  const consider = (asset: number, kingdom: number, x: number, y: number, name: () => string) => {
+  const accepts = (asset: number, kingdom: number, x: number, y: number): boolean => {
     const info = ACTORS[asset];
-    if (!info) return;
-    if (q.race !== undefined && info.race !== q.race) return;
-    if (q.kingdom_id !== undefined && kingdom !== q.kingdom_id) return;
-    if (rect && (x < rect.x || y < rect.y || x >= rect.x + rect.w || y >= rect.y + rect.h)) return;
-    if (matched >= offset && items.length < limit) items.push({ name: name(), asset_id: info.id, kingdom_id: kingdom === 0 ? null : kingdom, x, y });
-    matched++;
+    if (!info) return false;
+    if (q.race !== undefined && info.race !== q.race) return false;
+    if (q.kingdom_id !== undefined && kingdom !== q.kingdom_id) return false;
+    return !rect || (x >= rect.x && y >= rect.y && x < rect.x + rect.w && y < rect.y + rect.h);
   };
-  if (q.alive) {
-    const a = w.a;
-    for (let s = 0; s < w.hwm; s++) {
-      if (a.alive[s] !== 1) continue;
-      consider(a.asset[s]!, a.kingdom[s]!, a.x[s]! | 0, a.y[s]! | 0, () => nameOf(w, s));
-    }
-  } else {
+  const row = (name: string, asset: number, kingdom: number, x: number, y: number): ActorRowView =>
+    ({ name, asset_id: ACTORS[asset]!.id, kingdom_id: kingdom === 0 ? null : kingdom, x, y });
+  const items: ActorRowView[] = [];
+  if (!q.alive) {
     const d = w.dead;
     const kept = Math.min(d.total, DEAD_CAP);
+    let matched = 0;
     for (let n = 0; n < kept; n++) {
       const at = (d.total - 1 - n) % DEAD_CAP;
-      consider(d.asset[at]!, d.kingdom[at]!, d.x[at]!, d.y[at]!, () => deadNameAt(w, at));
+      if (!accepts(d.asset[at]!, d.kingdom[at]!, d.x[at]!, d.y[at]!)) continue;
+      if (matched >= offset && items.length < limit) items.push(row(deadNameAt(w, at), d.asset[at]!, d.kingdom[at]!, d.x[at]!, d.y[at]!));
+      matched++;
     }
+    return { items, matched };
   }
-  return { items, matched };
+  const a = w.a;
+  const uids = new Int32Array(w.population);
+  let matched = 0;
+  for (let s = 0; s < w.hwm; s++) {
+    if (a.alive[s] === 1 && accepts(a.asset[s]!, a.kingdom[s]!, a.x[s]! | 0, a.y[s]! | 0)) uids[matched++] = a.uid[s]!;
+  }
+  const page = uids.subarray(0, matched).sort().subarray(offset, offset + limit);
+  if (page.length === 0) return { items, matched };
+  const wanted = new Map<number, number>();
+  page.forEach((uid, n) => wanted.set(uid, n));
+  const rows = new Array<ActorRowView>(page.length);
+  for (let s = 0; s < w.hwm; s++) {
+    if (a.alive[s] !== 1) continue;
+    const n = wanted.get(a.uid[s]!);
+    if (n !== undefined) rows[n] = row(nameOf(w, s), a.asset[s]!, a.kingdom[s]!, a.x[s]! | 0, a.y[s]! | 0);
+  }
+  return { items: rows, matched };
 }
 
 export function worldStateView(w: World, paused: boolean) {

@@ -10,7 +10,7 @@ import {
 import { createActor, isAdult, killActor, transformActor } from './actors.ts';
 import {
   atWar, canFoundAt, CENSUS_EVERY, census, citySystem, conquerCity, DIRS_X, DIRS_Y, foundCityFor,
-  foundKingdom, housingCapacity, joinCity, KINGDOM_EVERY, kingdomSystem, wildKingdomFor,
+  foundKingdom, housingCapacity, joinCity, KINGDOM_EVERY, kingdomSystem, MAX_CIV_KINGDOMS_ALIVE, wildKingdomFor,
 } from './kingdoms.ts';
 import { chancePerMille, hash32, nextFloat, nextU32 } from './rng.ts';
 import {
@@ -18,7 +18,12 @@ import {
   type World,
 } from './world.ts';
 
-export const THINK_EVERY = 8;
+export const THINK_EVERY = 16;
+/**
+ * The catalogue's per-think figures (hunger, breeding chance and cooldown, damage) are tuned for a
+ * think every 8 ticks; this scales them so the per-tick pace does not depend on THINK_EVERY.
+ */
+const PER_THINK = THINK_EVERY / 8;
 /** Ticks between two re-layouts of the actor arrays in map order. */
 export const COMPACT_EVERY = 128;
 const THINK_MASK = THINK_EVERY - 1;
@@ -172,9 +177,11 @@ function actorPass(w: World): void {
 }
 
 /** Hit points lost per think to hazards (a think covers THINK_EVERY ticks). */
-const FIRE_DAMAGE = 24;
-const LAVA_DAMAGE = 60;
-const DROWN_DAMAGE = 16;
+const FIRE_DAMAGE = 3 * THINK_EVERY;
+const LAVA_DAMAGE = 8 * THINK_EVERY;
+const DROWN_DAMAGE = 2 * THINK_EVERY;
+/** The plague costs 1 hp every 4 ticks. */
+const PLAGUE_DAMAGE = THINK_EVERY / 4;
 
 function think(w: World, i: number): void {
   const a = w.a;
@@ -201,19 +208,19 @@ function think(w: World, i: number): void {
   const plague = a.plague[i]!;
   if (plague > 0) {
     a.plague[i] = plague > THINK_EVERY ? plague - THINK_EVERY : 0;
-    hp -= 2;
+    hp -= PLAGUE_DAMAGE;
   }
   const blessed = a.blessed[i]!;
   if (blessed > 0) {
     a.blessed[i] = blessed > THINK_EVERY ? blessed - THINK_EVERY : 0;
-    if (hp < a.maxHp[i]!) hp += 1;
+    if (hp < a.maxHp[i]!) hp = Math.min(a.maxHp[i]!, hp + PER_THINK);
   }
   const rate = ACTOR_HUNGER_RATE[asset]!;
   if (rate !== 0) {
-    let hunger = a.hunger[i]! + rate;
+    let hunger = a.hunger[i]! + rate * PER_THINK;
     if (hunger >= 255) {
       hunger = 255;
-      hp -= (a.maxHp[i]! >> 3) || 1;
+      hp -= ((a.maxHp[i]! >> 3) || 1) * PER_THINK;
     }
     a.hunger[i] = hunger;
   }
@@ -261,7 +268,7 @@ function think(w: World, i: number): void {
         const other = packed & 255;
         if (other === asset) kin++;
         const otherKingdom = packed >> 8;
-        if (sick && d2 < 4 && ACTOR_KIND[other] !== ACTOR_KIND_MONSTER && a.plague[j] === 0 && (nextU32(w.rng) & 7) === 0) {
+        if (sick && d2 < 4 && ACTOR_KIND[other] !== ACTOR_KIND_MONSTER && a.plague[j] === 0 && (nextU32(w.rng) & 7) < PER_THINK) {
           a.plague[j] = PLAGUE_TICKS;
         }
         if (d2 < bestD2 && wantsAttack(w, asset, kingdom, hungry, other, otherKingdom)) {
@@ -291,13 +298,13 @@ function think(w: World, i: number): void {
     return;
   }
   if (asset === A.dragon || asset === A.demon) {
-    if ((nextU32(w.rng) & 7) === 0) ignite(w, ti, 25);
+    if ((nextU32(w.rng) & 7) < PER_THINK) ignite(w, ti, 25);
   }
   if (a.hunger[i]! > HUNGRY) eat(w, i, ti, tt, kind);
   if (a.cooldown[i] === 0 && a.hunger[i]! < 128 && ACTORS[asset]!.breedPerMille > 0 && isAdult(w, i) && canBreed(w, i, kin, kind)) {
-    if (chancePerMille(w.rng, ACTORS[asset]!.breedPerMille) && w.birthCount < w.births.length) {
+    if (chancePerMille(w.rng, ACTORS[asset]!.breedPerMille * PER_THINK) && w.birthCount < w.births.length) {
       w.births[w.birthCount++] = i;
-      a.cooldown[i] = ACTORS[asset]!.breedCooldown;
+      a.cooldown[i] = Math.ceil(ACTORS[asset]!.breedCooldown / PER_THINK);
     }
   }
   if (kind === ACTOR_KIND_CIV) civMove(w, i, ti, speed);
@@ -331,7 +338,7 @@ function wantsAttack(w: World, ai: number, ki: number, hi: number, aj: number, k
 function attack(w: World, i: number, j: number): void {
   const a = w.a;
   const ai = a.asset[i]!;
-  let damage = ACTOR_DAMAGE[ai]! * (0.75 + 0.5 * nextFloat(w.rng));
+  let damage = ACTOR_DAMAGE[ai]! * PER_THINK * (0.75 + 0.5 * nextFloat(w.rng));
   if (a.blessed[i]! > 0) damage *= 1.5;
   const hp = a.hp[j]! - Math.max(1, Math.floor(damage));
   if (ai === A.dragon) ignite(w, (a.y[j]! | 0) * w.width + (a.x[j]! | 0), 30);
@@ -398,7 +405,7 @@ export function softCap(w: World): number {
 }
 
 /** Natural growth never passes this, whatever the land: it keeps a tick within budget (bench/tick.ts). */
-export const SOFT_CAP_MAX = 60_000;
+export const SOFT_CAP_MAX = 50_000;
 
 function animalCap(w: World): number {
   return Math.max(40, Math.floor(w.landTiles / 150));
@@ -476,7 +483,8 @@ function civMove(w: World, i: number, ti: number, speed: number): void {
     headToward(w, i, capital.x + 0.5, capital.y + 0.5, speed);
     return;
   }
-  if (isAdult(w, i) && (nextU32(w.rng) & 3) === 0 && canFoundAt(w, a.x[i]! | 0, a.y[i]! | 0)) {
+  const mayFound = a.kingdom[i] === 0 ? w.civAlive < MAX_CIV_KINGDOMS_ALIVE : true;
+  if (mayFound && isAdult(w, i) && (nextU32(w.rng) & 3) === 0 && canFoundAt(w, a.x[i]! | 0, a.y[i]! | 0)) {
     if (a.kingdom[i] === 0) foundKingdom(w, i);
     else foundCityFor(w, i);
     return;

@@ -4,6 +4,7 @@
 // rebuilt from it runs on exactly like the original; the runtime grid is rebuilt, never saved.
 import { createHash } from 'node:crypto';
 import { ACTORS, MAX_ZONES, MIN_ZONES, TILES, TOPS, ZONE_TILES } from './assets.ts';
+import { recountAlive } from './kingdoms.ts';
 import {
   ACTOR_FIELD_NAMES, ACTOR_FIELDS, countLand, createWorld, DEAD_CAP, HARD_ACTOR_CAP,
   type ActorArrays, type City, type DeadRing, type Kingdom, type Laws, type World,
@@ -78,9 +79,13 @@ export function toSnapshot(w: World): SandboxSnapshot {
   };
 }
 
-/** A live world from a snapshot (copied: the snapshot stays usable). Validates it first. */
-export function fromSnapshot(input: unknown): World {
-  const s = validateSnapshot(input);
+/**
+ * A live world from a snapshot (copied: the snapshot stays usable). Checks its shape first; the
+ * per-tile and per-actor values were checked where the snapshot was made or decoded (pool threads),
+ * so the game thread's frame is not spent on them again unless `deep`.
+ */
+export function fromSnapshot(input: unknown, deep = false): World {
+  const s = validateSnapshot(input, deep);
   const w = createWorld(s.width, s.height, s.seed, s.hwm + 1024);
   w.tick = s.tick;
   w.tileType.set(s.tiles.type);
@@ -115,6 +120,7 @@ export function fromSnapshot(input: unknown): World {
   for (let i = 0; i < w.hwm; i++) if (w.a.alive[i] === 1) population++;
   w.population = population;
   w.landTiles = countLand(w);
+  recountAlive(w);
   return w;
 }
 
@@ -178,8 +184,11 @@ const CITY_FIELDS = {
   leaderSlot: 'number', buildings: 'number', units: 'number', radius: 'number', claimed: 'number', food: 'number', foundedTick: 'number',
 } as const;
 
-/** Checks that `v` is a whole, consistent sandbox snapshot; throws SnapshotError naming the first problem. */
-export function validateSnapshot(v: unknown): SandboxSnapshot {
+/**
+ * Checks that `v` is a whole, consistent sandbox snapshot; throws SnapshotError naming the first
+ * problem. `deep` also checks every tile and actor value (what a file from outside needs).
+ */
+export function validateSnapshot(v: unknown, deep = true): SandboxSnapshot {
   if (!isObject(v)) fail('snapshot must be an object');
   if (v.format !== SNAPSHOT_FORMAT) fail(`snapshot format must be '${SNAPSHOT_FORMAT}'`);
   if (v.version !== SNAPSHOT_VERSION) fail(`snapshot version ${String(v.version)} is not supported (expected ${SNAPSHOT_VERSION})`);
@@ -212,7 +221,7 @@ export function validateSnapshot(v: unknown): SandboxSnapshot {
     if (rec.kingdomId < 1 || rec.kingdomId > kingdoms.length) fail(`cities[${n}].kingdomId is invalid`);
     if (rec.x < 0 || rec.y < 0 || rec.x >= width || rec.y >= height) fail(`cities[${n}] lies off the map`);
   });
-  for (let i = 0; i < tiles; i++) {
+  for (let i = 0; deep && i < tiles; i++) {
     if (type[i]! >= TILES.length) fail(`tiles.type[${i}] is not a tile`);
     if (top[i]! > TOPS.length) fail(`tiles.top[${i}] is not a top tile`);
     if (owner[i]! > cities.length) fail(`tiles.owner[${i}] names no city`);
@@ -223,7 +232,7 @@ export function validateSnapshot(v: unknown): SandboxSnapshot {
   if (!isObject(v.actors)) fail('actors must be an object');
   for (const name of ACTOR_FIELD_NAMES) typed(v.actors[name], ACTOR_FIELDS[name], `actors.${name}`, hwm);
   const actors = v.actors as unknown as ActorArrays;
-  for (let i = 0; i < hwm; i++) {
+  for (let i = 0; deep && i < hwm; i++) {
     if (actors.alive[i] !== 1) continue;
     if (actors.asset[i]! >= ACTORS.length || actors.born[i]! >= ACTORS.length) fail(`actor ${i} has an unknown asset`);
     const x = actors.x[i]!;

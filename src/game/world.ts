@@ -164,6 +164,9 @@ export interface World {
   spare: ActorArrays | null;
   births: Int32Array;
   birthCount: number;
+  /** Live civilised kingdoms and live cities, kept by kingdoms.ts (founding checks them per think). */
+  civAlive: number;
+  citiesAlive: number;
 }
 
 export function kingdomOf(w: World, id: number): Kingdom | undefined {
@@ -243,6 +246,8 @@ export function createWorld(width: number, height: number, seed: number, actorCa
     spare: null,
     births: new Int32Array(BIRTH_QUEUE),
     birthCount: 0,
+    civAlive: 0,
+    citiesAlive: 0,
   };
 }
 

@@ -1,0 +1,82 @@
+// Saves: round trips keep the world exactly; anything that is not a save is refused as BAD_ARGS.
+import t, { type Test } from 'tap';
+import { gzipSync } from 'node:zlib';
+import * as game from '../../src/game/index.ts';
+import type { SandboxSnapshot } from '../../src/game/snapshot.ts';
+import { DEFAULT, openLand, runTicks } from './helpers.ts';
+
+game.init(DEFAULT);
+runTicks(game, 400);
+const land = openLand(game.snapshotWorld() as SandboxSnapshot, 2);
+game.invokePower('fire', land.x, land.y, 2);
+game.invokePower('plague', land.x, land.y, 4);
+game.spawn('dwarf', land.x, land.y, 5, true);
+
+for (const compress of [true, false]) {
+  t.test(`round trip (${compress ? 'gzip' : 'raw'}) gives the same stateHash and the same future`, (t) => {
+    const before = game.stateHash();
+    const bytes = game.encodeSave(game.snapshotWorld(), compress);
+    t.ok(bytes instanceof Uint8Array);
+    t.equal(String.fromCharCode(...bytes.subarray(0, 4)), 'GCBW');
+    t.equal(bytes[6], compress ? 1 : 0, 'header flags say whether the body is compressed');
+    const decoded = game.decodeSave(bytes);
+    t.equal(game.snapshotHash(decoded), before);
+    // The copy and the original go on identically.
+    runTicks(game, 50);
+    const original = game.stateHash();
+    game.installWorld(decoded);
+    t.equal(game.stateHash(), before);
+    runTicks(game, 50);
+    t.equal(game.stateHash(), original);
+    t.end();
+  });
+}
+
+t.test('compression makes the save smaller', (t) => {
+  const snapshot = game.snapshotWorld();
+  t.ok(game.encodeSave(snapshot, true).length < game.encodeSave(snapshot, false).length / 2);
+  t.end();
+});
+
+function rejects(t: Test, bytes: Uint8Array, pattern: RegExp, what: string): void {
+  t.throws(() => game.decodeSave(bytes), { code: 'BAD_ARGS', message: pattern }, what);
+}
+
+t.test('bytes that are not a save are BAD_ARGS "not a save file"', (t) => {
+  const good = game.encodeSave(game.snapshotWorld(), true);
+  const raw = game.encodeSave(game.snapshotWorld(), false);
+  rejects(t, new Uint8Array(0), /not a save file.*too short/, 'empty');
+  rejects(t, new TextEncoder().encode('{"hello": "world", "this": "is json"}'), /not a save file.*magic/, 'json');
+  rejects(t, gzipSync(raw), /not a save file.*magic/, 'a gzip of a save is not a save');
+  rejects(t, good.subarray(0, good.length - 100), /not a save file.*damaged/, 'truncated gzip body');
+  rejects(t, raw.subarray(0, raw.length - 10), /not a save file/, 'truncated raw body');
+  const flipped = raw.slice();
+  flipped[flipped.length - 3] = flipped[flipped.length - 3]! ^ 0xff;
+  rejects(t, flipped, /not a save file.*checksum/, 'one byte changed');
+  const version = raw.slice();
+  version[4] = 99;
+  rejects(t, version, /not a save file.*version 99/, 'future version');
+  const flags = raw.slice();
+  flags[6] = 6;
+  rejects(t, flags, /not a save file.*flags/, 'unknown flags');
+  t.end();
+});
+
+t.test('a well-formed file holding an invalid world is refused', (t) => {
+  const snapshot = game.snapshotWorld() as SandboxSnapshot;
+  const broken = { ...snapshot, tiles: { ...snapshot.tiles, type: snapshot.tiles.type.slice(0, 10) } };
+  t.throws(() => game.encodeSave(broken, false), { code: 'BAD_ARGS' }, 'encodeSave validates too');
+  t.throws(() => game.installWorld({ width: 1, height: 1, seed: 1 }), { code: 'BAD_ARGS' });
+  t.throws(() => game.renderSnapshot({ width: 1, height: 1, seed: 1 }, 0), { code: 'BAD_ARGS' });
+  t.end();
+});
+
+t.test('setWorldLoading is cleared by installWorld', (t) => {
+  game.setWorldLoading(true);
+  t.equal(game.getUiState().world_loading, true);
+  game.installWorld(game.generateWorld({ zonesX: 2, zonesY: 2, seed: 5 }));
+  t.equal(game.getUiState().world_loading, false);
+  t.equal(game.worldSize().width, 128);
+  t.equal(game.getWorldState().seed, 5);
+  t.end();
+});
