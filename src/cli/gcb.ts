@@ -1,0 +1,269 @@
+// gcb: the command line of the Game Control Bridge (bin/gcb.js runs it under tsx).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { BridgeClient, type RetryEvent } from '../client/client.ts';
+import { readBridgeConfig } from '../client/config.ts';
+import { BridgeCallError, BridgeConnectionError, ClientConfigError } from '../client/errors.ts';
+import { DEFAULT_TOOL_PREFIX, TOOL_PREFIX_PATTERN } from '../mcp/tools.ts';
+import { buildArgs, parseArgsObject, UsageError } from './args.ts';
+import { connect, resolveConnection } from './connect.ts';
+import { EXIT, EXIT_BY_CODE } from './exit-codes.ts';
+import { HELP } from './help.ts';
+import { renderCapabilities, renderError, renderHealth, renderValue } from './render.ts';
+
+/** What runGcb returns: an exit code, or undefined for a server that keeps running (serve, mcp). */
+export type Outcome = number | undefined;
+
+/** Where a run writes and what it reads: the process's own streams, or a test's. */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  /** Whether stdout is a terminal: readable output then, JSON otherwise. */
+  isTTY: boolean;
+  env: NodeJS.ProcessEnv;
+  /** All of stdin (for `--json -`). */
+  readStdin(): string;
+  /** Whether this run prints JSON: fail() then writes the error envelope to stdout too. */
+  json?: boolean;
+}
+
+const processIo = (): Io => ({
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(text),
+  isTTY: process.stdout.isTTY === true,
+  env: process.env,
+  readStdin: () => readFileSync(0, 'utf8'),
+});
+
+const CONNECT_OPTIONS = {
+  'config-dir': { type: 'string' },
+  url: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+export async function runGcb(argv: readonly string[], io: Io = processIo()): Promise<Outcome> {
+  const [sub, ...rest] = argv;
+  try {
+    switch (sub) {
+      case undefined:
+        io.err(HELP['main']!);
+        return EXIT.USAGE;
+      case '-h':
+      case '--help':
+        return print(io, HELP['main']!);
+      case 'help':
+        return print(io, HELP[rest[0] ?? 'main'] ?? HELP['main']!);
+      case '-v':
+      case '--version':
+        return print(io, `${(await import('../version.ts')).MOD_VERSION}\n`);
+      case 'serve':
+        return await serve(rest, io);
+      case 'health':
+        return await health(rest, io);
+      case 'capabilities':
+        return await capabilities(rest, io);
+      case 'call':
+        return await call(rest, io);
+      case 'token':
+        return token(rest, io);
+      case 'mcp':
+        return await mcp(rest, io);
+      default:
+        throw new UsageError(`unknown command '${sub}' (commands: serve, health, capabilities, call, token, mcp)`);
+    }
+  } catch (err) {
+    return fail(err, io);
+  }
+}
+
+/** decisions §1: `npm start` is this. The flags, startup line, signals and exit codes are main()'s own. */
+async function serve(argv: string[], io: Io): Promise<Outcome> {
+  if (argv.includes('--help') || argv.includes('-h')) return print(io, HELP['serve']!);
+  const { main } = await import('../main.ts');
+  await main(argv);
+  return undefined;
+}
+
+async function health(argv: string[], io: Io): Promise<Outcome> {
+  const { values } = parse(argv, CONNECT_OPTIONS, 'health');
+  if (values.help) return print(io, HELP['health']!);
+  const json = wantJson(io, values.json);
+  const result = await client(values, io).health();
+  return print(io, json ? `${JSON.stringify(result)}\n` : `${renderHealth(result)}\n`);
+}
+
+async function capabilities(argv: string[], io: Io): Promise<Outcome> {
+  const { values } = parse(argv, CONNECT_OPTIONS, 'capabilities');
+  if (values.help) return print(io, HELP['capabilities']!);
+  const json = wantJson(io, values.json);
+  const caps = await client(values, io).capabilities();
+  return print(io, json ? `${JSON.stringify(caps)}\n` : renderCapabilities(caps));
+}
+
+async function call(argv: string[], io: Io): Promise<Outcome> {
+  // `--json` is both the output switch and, followed by an object (or - for stdin), the args.
+  let jsonText: string | undefined;
+  const args = [...argv];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg.startsWith('--json=')) {
+      jsonText = arg.slice('--json='.length);
+      args.splice(i, 1, '--json');
+    } else if (arg === '--json' && i + 1 < args.length && (args[i + 1] === '-' || /^\s*\{/.test(args[i + 1]!))) {
+      jsonText = args[i + 1]!;
+      args.splice(i + 1, 1);
+    }
+  }
+  const { values, positionals } = parse(args, { ...CONNECT_OPTIONS, out: { type: 'string' } }, 'call', true);
+  if (values.help) return print(io, HELP['call']!);
+  const [name, ...pairs] = positionals;
+  if (name === undefined) throw new UsageError('call needs a command name: gcb call NAME [key=value ...]');
+  const json = wantJson(io, values.json);
+  const bridge = client(values, io);
+  let base: Record<string, unknown> | undefined;
+  if (jsonText !== undefined) base = parseArgsObject(jsonText === '-' ? io.readStdin() : jsonText);
+  let callArgs = base;
+  if (pairs.length > 0) {
+    // The schema types the values; GET /capabilities is never gated, so this costs no slot.
+    const descriptor = (await bridge.capabilities()).commands.find((c) => c.name === name);
+    callArgs = buildArgs(pairs, base, descriptor?.schema);
+  }
+  const success = await bridge.request(name, callArgs);
+  if (values.out !== undefined) success.result = writeOut(values.out, success.result);
+  return print(io, json ? `${JSON.stringify(success)}\n` : `${renderValue(success.result)}\n`);
+}
+
+function token(argv: string[], io: Io): Outcome {
+  const { values } = parse(argv, { 'config-dir': CONNECT_OPTIONS['config-dir'], json: CONNECT_OPTIONS.json, help: CONNECT_OPTIONS.help }, 'token');
+  if (values.help) return print(io, HELP['token']!);
+  const found = readBridgeConfig(values['config-dir']);
+  if (found.token === undefined) throw new ClientConfigError(`${found.path} has no [Bridge] token`);
+  // Raw unless asked: `export GCB_TOKEN=$(gcb token)` must get the token alone.
+  return print(io, values.json ? `${JSON.stringify({ token: found.token, url: found.url })}\n` : `${found.token}\n`);
+}
+
+async function mcp(argv: string[], io: Io): Promise<Outcome> {
+  const { values } = parse(
+    argv,
+    {
+      'config-dir': CONNECT_OPTIONS['config-dir'],
+      url: CONNECT_OPTIONS.url,
+      help: CONNECT_OPTIONS.help,
+      'tool-prefix': { type: 'string' },
+      http: { type: 'boolean' },
+      port: { type: 'string' },
+    },
+    'mcp',
+  );
+  if (values.help) return print(io, HELP['mcp']!);
+  const prefix = values['tool-prefix'] ?? DEFAULT_TOOL_PREFIX;
+  if (!TOOL_PREFIX_PATTERN.test(prefix)) throw new UsageError(`--tool-prefix '${prefix}' is not allowed: at most 32 letters, digits, _ or -`);
+  // The MCP SDK loads only here: the other subcommands start faster without it.
+  const [{ DEFAULT_MCP_PORT, startMcpHttpServer }, { serveStdio }] = await Promise.all([import('../mcp/http.ts'), import('../mcp/stdio.ts')]);
+  const onRetry = (event: RetryEvent) => process.stderr.write(`gcb mcp: bridge busy, retry ${event.retry} in ${event.delayMs} ms\n`);
+
+  if (!values.http) {
+    if (values.port !== undefined) throw new UsageError('--port is for --http');
+    const bridge = connect(values, { env: io.env, onRetry });
+    // Read at start: a wrong token or a bridge that is not running fails here, visibly, with its exit code.
+    const caps = await bridge.capabilities();
+    await serveStdio({ client: bridge, capabilities: caps, prefix, onClose: () => process.exit(EXIT.OK) });
+    process.stderr.write(`gcb mcp: ${caps.commands.length + 1} tools over stdio for the bridge at ${bridge.url}\n`);
+    return undefined;
+  }
+
+  let port = DEFAULT_MCP_PORT;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65535) throw new UsageError(`--port ${values.port} is not allowed: an integer from 1 to 65535 (0: any free port)`);
+  }
+  // Sessions bring their own tokens; a default one, when there is one, checks the bridge at start.
+  const { url, token } = resolveConnection(values, io.env, true);
+  let tools = '';
+  if (token !== undefined) {
+    try {
+      tools = `, ${(await new BridgeClient({ url, token }).capabilities()).commands.length + 1} tools`;
+    } catch (err) {
+      // A refused default token is no reason to stop: in multi-agent mode only agents' tokens work.
+      if (!(err instanceof BridgeCallError && err.code === 'UNAUTHORIZED')) throw err;
+    }
+  } else {
+    await probe(url);
+  }
+  const server = await startMcpHttpServer({ bridgeUrl: url, port, prefix, clientOptions: { onRetry } });
+  process.stdout.write(`gcb mcp listening on ${server.url} (bridge ${url}${tools})\n`);
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    server.close().then(
+      () => process.exit(EXIT.OK),
+      () => process.exit(EXIT.INTERNAL),
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  return undefined;
+}
+
+/** Without a token, a 401 envelope from GET /capabilities still proves a bridge is there. */
+async function probe(url: string): Promise<void> {
+  try {
+    await new BridgeClient({ url, token: 'probe' }).capabilities();
+  } catch (err) {
+    if (err instanceof BridgeCallError) return;
+    throw err;
+  }
+}
+
+function client(values: { 'config-dir'?: string | undefined; url?: string | undefined }, io: Io): BridgeClient {
+  return connect(values, {
+    env: io.env,
+    onRetry: (event) => io.err(`gcb: bridge busy, retry ${event.retry} in ${(event.delayMs / 1000).toFixed(1)} s\n`),
+  });
+}
+
+function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O, sub: string, positionals = false) {
+  try {
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: positionals });
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message.split('\n')[0]} (gcb ${sub} --help)`);
+  }
+}
+
+function wantJson(io: Io, flag: boolean | undefined): boolean {
+  io.json = flag === true || !io.isTTY;
+  return io.json;
+}
+
+/** --out: an image result is written decoded; anything else as JSON. What is printed says where it went. */
+function writeOut(path: string, result: unknown): unknown {
+  if (typeof result === 'object' && result !== null && typeof (result as Record<string, unknown>)['base64'] === 'string') {
+    const { base64, ...rest } = result as Record<string, unknown>;
+    writeFileSync(path, Buffer.from(base64 as string, 'base64'));
+    return { ...rest, written_to: path };
+  }
+  writeFileSync(path, `${JSON.stringify(result, null, 2)}\n`);
+  return { written_to: path };
+}
+
+function print(io: Io, text: string): number {
+  io.out(text);
+  return EXIT.OK;
+}
+
+function fail(err: unknown, io: Io): number {
+  if (err instanceof BridgeCallError) {
+    io.err(`gcb: ${renderError(err).replaceAll('\n', '\n     ')}\n`);
+    // For programs: the envelope itself on stdout, when stdout is JSON.
+    if (io.json) io.out(`${JSON.stringify(err)}\n`);
+    return EXIT_BY_CODE[err.code] ?? EXIT.INTERNAL;
+  }
+  io.err(`gcb: ${(err as Error)?.message ?? String(err)}\n`);
+  if (err instanceof UsageError) return EXIT.USAGE;
+  if (err instanceof ClientConfigError) return EXIT.CONFIG;
+  if (err instanceof BridgeConnectionError) return EXIT.UNREACHABLE;
+  if (io.env['GCB_DEBUG']) io.err(`${(err as Error)?.stack ?? ''}\n`);
+  return EXIT.INTERNAL;
+}

@@ -1,0 +1,121 @@
+// gcb's help texts: one per subcommand, and the exit-code table.
+import { exitCodeTable } from './exit-codes.ts';
+
+const FINDING = `finding the bridge:
+  --config-dir DIR   read the port and token from DIR/bridge.toml (default ./.bridge)
+  --url URL          the bridge's URL; the token then comes from GCB_TOKEN
+  GCB_TOKEN          the token to send (an agent's token in multi-agent mode); wins over bridge.toml's`;
+
+const OUTPUT = `output: readable on a terminal, JSON when stdout is a pipe; --json forces JSON.`;
+
+export const HELP: Record<string, string> = {
+  main: `gcb: the Game Control Bridge command line
+
+usage: gcb <command> [options]
+
+commands:
+  serve          start the bridge (what \`npm start\` runs)
+  health         the health object (GET /health)
+  capabilities   every enabled command with its args (GET /capabilities)
+  call NAME      run a command: gcb call spawn entity_id=human x=10 y=20 count=3
+  token          print the token of a config dir, for pasting into a client config
+  mcp            an MCP server in front of the bridge (stdio, or --http on loopback)
+
+${FINDING}
+
+${OUTPUT}
+Errors go to stderr as one readable line (with --json, the error envelope also goes to stdout).
+BUSY is retried (Retry-After honoured, at most 4 retries); no other error is.
+
+exit codes:
+${exitCodeTable()}
+
+Run \`gcb <command> --help\` for a command's options. Docs: docs/cli.md, docs/mcp.md.
+`,
+
+  serve: `usage: gcb serve [--config-dir DIR] [--port N] [--game MODULE]
+
+Starts the bridge on the built-in sandbox world (or the game module MODULE), exactly as \`npm start\`.
+It prints one line with the URL, the config file and the version; logs go to stderr. On first launch
+it writes DIR/bridge.toml (mode 0600) with a fresh token. SIGINT or SIGTERM stops it (exit 0).
+
+  --config-dir DIR   the config dir: bridge.toml, agents.json, saves/ (default ./.bridge)
+  --port N           overrides [Bridge] port (0: any free port)
+  --game MODULE      path of a game module to load instead of the sandbox
+
+exit codes: 0 after a clean stop; 2 when it refuses to start (bad flag or config, port in use).
+`,
+
+  health: `usage: gcb health [--config-dir DIR | --url URL] [--json]
+
+Prints the health object: versions, tick, the kill switch, the session mode.
+
+${FINDING}
+
+${OUTPUT}
+`,
+
+  capabilities: `usage: gcb capabilities [--config-dir DIR | --url URL] [--json]
+
+Lists every enabled command with its category, description and args (GET /capabilities).
+With --json (or in a pipe), the capabilities object with each command's JSON Schema.
+
+${FINDING}
+
+${OUTPUT}
+`,
+
+  call: `usage: gcb call NAME [key=value ...] [--json '{...}'] [--out FILE] [--config-dir DIR | --url URL]
+
+Runs one command (POST /cmd). Args come as key=value pairs, typed by the command's schema
+(x=10 is an integer, adult=true a boolean, entity_id=123 stays a string), or as one JSON object:
+
+  gcb call get_world_state
+  gcb call spawn entity_id=human x=10 y=20 count=3
+  gcb call query_actors in_rect.x=0 in_rect.y=0 in_rect.w=32 in_rect.h=32 limit=10
+  gcb call query_actors 'in_rect:={"x":0,"y":0,"w":32,"h":32}'
+  gcb call spawn --json '{"entity_id":"human","x":10,"y":20}'
+  gcb call screenshot format=png --out map.png
+
+  key=value        a value typed by the schema; a.b=1 builds {"a":{"b":1}}
+  key:=JSON        a raw JSON value
+  --json '{...}'   the args as one JSON object (- reads it from stdin); key=value pairs win over it.
+                   --json also forces JSON output, with or without an object after it.
+  --out FILE       write the result to FILE: the decoded image for screenshot, else the result as JSON
+
+Output: the result (readable), or with --json / in a pipe the success envelope {"ok":true,"result":...,"tick":N}.
+An error prints its code, message and did_you_mean on stderr and exits with the code's exit code
+(gcb --help has the table).
+
+${FINDING}
+`,
+
+  token: `usage: gcb token [--config-dir DIR] [--json]
+
+Prints the legacy-mode token from DIR/bridge.toml (default ./.bridge), to paste into an MCP client
+config or to export as GCB_TOKEN:
+
+  export GCB_TOKEN=$(gcb token)
+
+With --json: {"token": "...", "url": "http://127.0.0.1:PORT"}. The token is a credential with every
+permission: keep it out of shared files. In multi-agent mode each agent's token is in agents.json instead.
+`,
+
+  mcp: `usage: gcb mcp [--config-dir DIR | --url URL] [--tool-prefix P] [--http [--port N]]
+
+An MCP server in front of the bridge. At start it reads /capabilities and exposes one tool per
+enabled command plus one for capabilities (29 with every command enabled), named P<command>
+(default prefix worldbox_, so prompts written for the original WorldBox bridge work).
+
+  (default)          stdio: one session, with the token of --config-dir or GCB_TOKEN
+  --http             streamable HTTP on http://127.0.0.1:PORT/mcp instead. Each MCP session sends
+                     its own bridge token (Authorization: Bearer) and every call it makes uses it,
+                     so one server serves several agents. Only loopback Origin and Host headers are let in.
+  --port N           the HTTP port (default 8724; 0: any free port)
+  --tool-prefix P    the tool name prefix (letters, digits, _ and -; may be empty)
+
+${FINDING}
+
+See docs/mcp.md for Claude Code, Claude Desktop, Cursor and the MCP Inspector.
+`,
+};

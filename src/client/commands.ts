@@ -1,0 +1,74 @@
+// The typed command map: args and result types of every command, derived from the very TypeBox
+// schemas the bridge serves, so no type is written twice. Type-only imports: the command modules
+// (and what they import at runtime) are never loaded by the client.
+import type { Static } from '@sinclair/typebox';
+import type health from '../commands/meta/health.ts';
+import type whoami from '../commands/meta/whoami.ts';
+import type sessionInfo from '../commands/meta/session-info.ts';
+import type turnAdvance from '../commands/meta/turn-advance.ts';
+import type objectiveStatus from '../commands/meta/objective-status.ts';
+import type sendMessage from '../commands/bus/send-message.ts';
+import type recvMessages from '../commands/bus/recv-messages.ts';
+import type listTiles from '../commands/discovery/list-tiles.ts';
+import type listActors from '../commands/discovery/list-actors.ts';
+import type listPowers from '../commands/discovery/list-powers.ts';
+import type listSpeeds from '../commands/discovery/list-speeds.ts';
+import type invokePower from '../commands/action/invoke-power.ts';
+import type spawn from '../commands/action/spawn.ts';
+import type paintTile from '../commands/action/paint-tile.ts';
+import type getWorldState from '../commands/read/get-world-state.ts';
+import type getTile from '../commands/read/get-tile.ts';
+import type listKingdoms from '../commands/read/list-kingdoms.ts';
+import type listCities from '../commands/read/list-cities.ts';
+import type queryActors from '../commands/read/query-actors.ts';
+import type screenshot from '../commands/read/screenshot.ts';
+import type getUiState from '../commands/read/get-ui-state.ts';
+import type pause from '../commands/control/pause.ts';
+import type resume from '../commands/control/resume.ts';
+import type setSpeed from '../commands/control/set-speed.ts';
+import type dismissWindow from '../commands/control/dismiss-window.ts';
+import type generateWorld from '../commands/control/generate-world.ts';
+import type saveWorld from '../commands/control/save-world.ts';
+import type loadWorld from '../commands/control/load-world.ts';
+
+/** The catalogue (decisions §3), by command name. */
+interface Catalogue {
+  health: typeof health;
+  whoami: typeof whoami;
+  session_info: typeof sessionInfo;
+  turn_advance: typeof turnAdvance;
+  objective_status: typeof objectiveStatus;
+  send_message: typeof sendMessage;
+  recv_messages: typeof recvMessages;
+  list_tiles: typeof listTiles;
+  list_actors: typeof listActors;
+  list_powers: typeof listPowers;
+  list_speeds: typeof listSpeeds;
+  invoke_power: typeof invokePower;
+  spawn: typeof spawn;
+  paint_tile: typeof paintTile;
+  get_world_state: typeof getWorldState;
+  get_tile: typeof getTile;
+  list_kingdoms: typeof listKingdoms;
+  list_cities: typeof listCities;
+  query_actors: typeof queryActors;
+  screenshot: typeof screenshot;
+  get_ui_state: typeof getUiState;
+  pause: typeof pause;
+  resume: typeof resume;
+  set_speed: typeof setSpeed;
+  dismiss_window: typeof dismissWindow;
+  generate_world: typeof generateWorld;
+  save_world: typeof saveWorld;
+  load_world: typeof loadWorld;
+}
+
+export type CommandName = keyof Catalogue;
+/** A command's args, as its JSON Schema allows them (optional fields have bridge-side defaults). */
+export type CommandArgs<N extends CommandName> = NoArgs<Static<Catalogue[N]['args']>>;
+/** A command that takes no args accepts `{}` only (TypeScript would let any object through `{}`). */
+type NoArgs<A> = [keyof A] extends [never] ? Record<string, never> : A;
+/** A command's `result`, from its result schema. */
+export type CommandResult<N extends CommandName> = Static<Catalogue[N]['result']>;
+/** Whether a command can be called without args (it takes none, or all of them are optional). */
+export type ArgsOptional<N extends CommandName> = {} extends CommandArgs<N> ? true : false;

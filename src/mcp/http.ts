@@ -1,0 +1,182 @@
+// gcb mcp --http: the MCP streamable HTTP transport on loopback. One MCP server serves several
+// agents: each session is bound to the bearer token of its initialize request, forwards it on every
+// bridge call, and only that token may use the session afterwards.
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { presentedToken, sha256 } from '../auth/credentials.ts';
+import { createHostCheck, originAllowed } from '../auth/host-origin.ts';
+import { BridgeClient, type ClientOptions } from '../client/client.ts';
+import { BridgeCallError, BridgeConnectionError } from '../client/errors.ts';
+import { createMcpServer } from './server.ts';
+import { DEFAULT_TOOL_PREFIX } from './tools.ts';
+
+export const DEFAULT_MCP_PORT = 8724;
+export const MCP_PATH = '/mcp';
+
+export interface McpHttpOptions {
+  /** The bridge, e.g. http://127.0.0.1:8723. */
+  bridgeUrl: string;
+  /** Retry and timeout settings of the per-session bridge clients. */
+  clientOptions?: Omit<ClientOptions, 'url' | 'token' | 'configDir'>;
+  /** Listen port on 127.0.0.1; 0 picks a free one. Default 8724. */
+  port?: number;
+  prefix?: string;
+  /** Session-level log lines (never a token). Default: stderr. */
+  log?: (line: string) => void;
+  /** Open sessions allowed at once; more initialize requests get 503. Default 64. */
+  maxSessions?: number;
+  /** A session with no request for this long is closed. Default 1 hour. */
+  idleTimeoutMs?: number;
+  /** Largest initialize body read. Default 1 MiB. */
+  maxInitBytes?: number;
+}
+
+export interface McpHttpHandle {
+  /** The MCP endpoint: http://127.0.0.1:PORT/mcp */
+  url: string;
+  port: number;
+  sessionCount(): number;
+  close(): Promise<void>;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  /** SHA-256 of the session's token: the only token that may use the session. */
+  digest: Buffer;
+  lastActive: number;
+}
+
+export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHttpHandle> {
+  const prefix = options.prefix ?? DEFAULT_TOOL_PREFIX;
+  const log = options.log ?? ((line: string) => void process.stderr.write(`gcb mcp: ${line}\n`));
+  const maxSessions = options.maxSessions ?? 64;
+  const idleTimeoutMs = options.idleTimeoutMs ?? 3_600_000;
+  const maxInitBytes = options.maxInitBytes ?? 1024 * 1024;
+  const sessions = new Map<string, Session>();
+  let port = options.port ?? DEFAULT_MCP_PORT;
+  const hostAllowed = createHostCheck(() => port);
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // MCP transport spec: validate Origin (DNS rebinding), bind to localhost only. The Host check
+    // is the same defence for clients that send no Origin.
+    if (!hostAllowed(req.headers.host)) return reject(res, 403, `the Host header must be 127.0.0.1:${port} or localhost:${port}`);
+    if (!originAllowed(header(req, 'origin'))) return reject(res, 403, 'only loopback origins (http://localhost, http://127.0.0.1, http://[::1]) may use this MCP server');
+    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    if (path !== MCP_PATH) return reject(res, 404, `no such endpoint: the MCP endpoint is ${MCP_PATH}`);
+    const token = presentedToken(header(req, 'authorization'), header(req, 'x-wb-token'));
+    if (token === undefined || token === '') {
+      return reject(res, 401, 'send the bridge token as Authorization: Bearer <token> (`gcb token` prints it)', { 'www-authenticate': 'Bearer' });
+    }
+    const sessionId = header(req, 'mcp-session-id');
+    if (sessionId !== undefined) {
+      const session = sessions.get(sessionId);
+      if (!session) return reject(res, 404, 'session not found: start a new one with initialize', undefined, -32001);
+      if (!timingSafeEqual(session.digest, sha256(token))) return reject(res, 401, 'this session was opened with another token', { 'www-authenticate': 'Bearer' });
+      session.lastActive = Date.now();
+      await session.transport.handleRequest(req, res);
+      return;
+    }
+    if (req.method !== 'POST') return reject(res, 400, 'no Mcp-Session-Id: a session starts with a POST of initialize');
+    const body = await readJson(req, maxInitBytes);
+    if (body instanceof Error) return reject(res, body.message.startsWith('body over') ? 413 : 400, body.message, undefined, -32700);
+    if (!isInitializeRequest(body)) return reject(res, 400, 'Bad Request: no valid session ID provided (start with initialize)');
+    if (sessions.size >= maxSessions) return reject(res, 503, `too many open sessions (${maxSessions}); close one (DELETE ${MCP_PATH})`);
+
+    // The session's own token reads /capabilities: it proves the token before the session exists,
+    // and the tool list is the one this bridge serves now.
+    const client = new BridgeClient({ ...options.clientOptions, url: options.bridgeUrl, token });
+    let capabilities;
+    try {
+      capabilities = await client.capabilities();
+    } catch (err) {
+      if (err instanceof BridgeCallError && err.code === 'UNAUTHORIZED') return reject(res, 401, 'the bridge refused this token', { 'www-authenticate': 'Bearer' });
+      if (err instanceof BridgeCallError || err instanceof BridgeConnectionError) return reject(res, 502, err.message);
+      throw err;
+    }
+    const server = createMcpServer({ client, capabilities, prefix });
+    const digest = sha256(token);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, server, digest, lastActive: Date.now() });
+        log(`session ${id.slice(0, 8)} opened (${sessions.size} open)`);
+      },
+    });
+    transport.onclose = () => {
+      const id = transport.sessionId;
+      if (id !== undefined && sessions.delete(id)) log(`session ${id.slice(0, 8)} closed (${sessions.size} open)`);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  const http: HttpServer = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      log(`request failed: ${(err as Error).message}`);
+      if (!res.headersSent) reject(res, 500, 'internal error', undefined, -32603);
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(port, '127.0.0.1', () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  port = (http.address() as { port: number }).port;
+
+  const reaper = setInterval(() => {
+    const now = Date.now();
+    for (const session of sessions.values()) if (now - session.lastActive > idleTimeoutMs) void session.transport.close();
+  }, Math.min(60_000, idleTimeoutMs));
+  reaper.unref();
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}${MCP_PATH}`,
+    port,
+    sessionCount: () => sessions.size,
+    close: () => {
+      closing ??= (async () => {
+        clearInterval(reaper);
+        const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+        await Promise.all([...sessions.values()].map((session) => session.server.close().catch(() => undefined)));
+        http.closeAllConnections();
+        await closed;
+      })();
+      return closing;
+    },
+  };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function reject(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code = -32000): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return new Error(`body over the ${limit}-byte limit`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) return new Error(`body over the ${limit}-byte limit`);
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return new Error('Parse error: the body is not JSON');
+  }
+}

@@ -1,0 +1,56 @@
+// The MCP server for one client session: the SDK's low-level Server, so the bridge's JSON Schemas
+// are served exactly as /capabilities gives them (the high-level registerTool wants Zod).
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { BridgeClient, Capabilities } from '../client/client.ts';
+import { BridgeCallError, BridgeConnectionError } from '../client/errors.ts';
+import { MOD_VERSION } from '../version.ts';
+import { CAPABILITIES_TOOL, errorResult, successResult, toolsFor, unreachableResult } from './tools.ts';
+
+export interface McpServerOptions {
+  /** The bridge client of this session: its token is the session's. */
+  client: BridgeClient;
+  /** Read from the bridge when the session started. */
+  capabilities: Capabilities;
+  prefix: string;
+}
+
+export function createMcpServer({ client, capabilities, prefix }: McpServerOptions): Server {
+  const server = new Server(
+    { name: 'game-control-bridge', title: 'Game Control Bridge', version: MOD_VERSION },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        `Each ${prefix}<command> tool runs one command of the Game Control Bridge in a running simulation game; ` +
+        `${prefix}${CAPABILITIES_TOOL} lists them with their argument schemas. Asset ids (tile_id, entity_id, power_id, speed_id) ` +
+        `come from the list_* tools. A failed call returns an error result with the bridge's code, message and, for an unknown id, ` +
+        `did_you_mean: correct the call and try again. BUSY is already retried for you.`,
+    },
+  );
+  const tools = toolsFor(capabilities, prefix);
+  const commands = new Set(capabilities.commands.map((c) => c.name));
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const name = request.params.name;
+    const command = name.startsWith(prefix) ? name.slice(prefix.length) : undefined;
+    if (command === undefined || (command !== CAPABILITIES_TOOL && !commands.has(command))) {
+      // MCP: an unknown tool is a protocol error (-32602). A plain Error with a code keeps the message
+      // as written (McpError would prefix it, and the client prefixes it again).
+      throw Object.assign(new Error(`unknown tool '${name}': tools/list has the ${tools.length} tools`), { code: ErrorCode.InvalidParams });
+    }
+    try {
+      if (command === CAPABILITIES_TOOL) return successResult(await client.capabilities({ signal: extra.signal }));
+      const args = request.params.arguments;
+      const success = await client.request(command, args, { signal: extra.signal });
+      return successResult(success.result);
+    } catch (err) {
+      if (err instanceof BridgeCallError) return errorResult(err);
+      if (err instanceof BridgeConnectionError) return unreachableResult(err.message);
+      throw err;
+    }
+  });
+
+  return server;
+}

@@ -1,0 +1,17 @@
+// The client loads none of the bridge's runtime: its value imports are node built-ins, toml, and
+// the error-code table; command definitions come in as types only.
+import { readdirSync, readFileSync } from 'node:fs';
+import t from 'tap';
+
+const ALLOWED = new Set(['node:fs', 'node:path', 'toml', '../errors/codes.ts']);
+
+t.test('src/client imports only types from the bridge', async (t) => {
+  const dir = new URL('../../src/client/', import.meta.url);
+  for (const file of readdirSync(dir).filter((name) => name.endsWith('.ts'))) {
+    const source = readFileSync(new URL(file, dir), 'utf8');
+    for (const match of source.matchAll(/^(?:import|export)\s+(?!type\b)[^'"]*?from\s+'([^']+)'/gm)) {
+      const target = match[1]!;
+      t.ok(target.startsWith('./') || ALLOWED.has(target), `${file}: ${match[0]}`);
+    }
+  }
+});
