@@ -5,3 +5,4 @@ export { BridgeError, gameRejected, badArgs, outOfBounds, unknownAsset } from '.
 export { ERROR_STATUS, type ErrorCode } from './errors/codes.ts';
 export { DEFAULT_TIMINGS, LIMITS, type Timings } from './limits.ts';
 export type * from './shared/game-module.ts';
+export { createClient, BridgeClient, BridgeCallError, BridgeConnectionError, ClientConfigError } from './client/index.ts';
