@@ -6,12 +6,12 @@ t.test('the whole path: health, capabilities, a main-thread command, a pool comm
   const b = await startTestBridge(t);
   const health = await b.fetch('/health');
   t.equal(health.status, 200);
-  const body = await health.json();
+  const body = (await health.json()) as any;
   t.match(body, { ok: true, mod_version: /^\d+\.\d+\.\d+$/, game_version: 'tiny-1.0.0', engine_version: process.version, multi_agent: false, scenario: 'sandbox', agent_count: 1, enabled: true });
   t.match(body.game_assembly_sha256, /^[0-9a-f]{64}$/);
   t.type(body.tick, 'number');
 
-  const caps = await (await b.fetch('/capabilities')).json();
+  const caps = (await (await b.fetch('/capabilities')).json()) as any;
   t.equal(caps.mod_version, body.mod_version);
   const names = caps.commands.map((c: { name: string }) => c.name);
   t.ok(names.includes('get_world_state') && names.includes('health'));

@@ -13,7 +13,7 @@ t.test('a pool command queues only its frame call, through commandModules', asyn
   const res = await b.cmd('double_on_frame', { n: 21 });
   t.equal(res.status, 200);
   t.same(res.body.result, { doubled: 42, thread: 'pool' });
-  const caps = await (await b.fetch('/capabilities')).json();
+  const caps = (await (await b.fetch('/capabilities')).json()) as any;
   t.ok(caps.commands.some((c: { name: string; requires_main_thread: boolean }) => c.name === 'double_on_frame' && c.requires_main_thread === false));
   t.equal((await b.cmd('double_on_frame', { n: 'x' })).status, 400, 'its schema is enforced');
 });

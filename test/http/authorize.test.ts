@@ -22,16 +22,12 @@ function caller(agentId: string, role: keyof typeof ROLE_MASKS, extra: Partial<C
 
 function setup(options: { next?: Failure; turnHolder?: string } = {}) {
   const executed: string[] = [];
-  const session: Session = {
-    multiAgent: true,
-    scenario: 'pvp',
-    agentCount: 2,
+  const session: Pick<Session, 'checkTurn' | 'touch'> = {
     checkTurn: (def: CommandDef, who: CallerContext) =>
       options.turnHolder && def.turnGated && who.role !== 'god' && who.agentId !== options.turnHolder
         ? new BridgeError('TURN_NOT_YOURS', `it is ${options.turnHolder}'s turn`)
         : null,
     touch: () => {},
-    call: async () => ({ ok: true, value: null }),
   };
   const functions = new Set(['getUiState', 'getWorldState', 'setPaused', 'dismissWindow']);
   const app = createApp({
@@ -57,7 +53,7 @@ function setup(options: { next?: Failure; turnHolder?: string } = {}) {
   });
   const cmd = async (token: string, name: string, args: unknown = {}) => {
     const res = await app.request('/cmd', { method: 'POST', headers: { host: '127.0.0.1:8723', authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name, args }) });
-    return { status: res.status, body: await res.json(), headers: res.headers };
+    return { status: res.status, body: (await res.json()) as any, headers: res.headers };
   };
   return { app, cmd, executed };
 }

@@ -19,7 +19,7 @@ declare namespace Tap { type Test = import('tap').Test }
 
 t.test('step 1: a bad credential is 401 at once and never takes a slot, even while saturated', async (t) => {
   const { b, holder } = await saturated(t);
-  const wrong = [
+  const wrong: Array<Record<string, string>> = [
     {},
     { authorization: 'Bearer nope' },
     { authorization: 'Bearer ' },
@@ -47,7 +47,7 @@ t.test('the 401 envelope reads no body: command "" and args {}', async (t) => {
   const b = await startTestBridge(t);
   const response = await b.fetch('/cmd', { method: 'POST', auth: false, headers: { 'content-type': 'application/json', authorization: 'Bearer x' }, body: '{"name":"pause","args":{"a":1}}' });
   t.equal(response.status, 401);
-  const body = await response.json();
+  const body = (await response.json()) as any;
   t.same(Object.keys(body.error).sort(), ['args', 'code', 'command', 'message']);
   t.match(body, { ok: false, error: { code: 'UNAUTHORIZED', command: '', args: {} } });
 });
@@ -101,12 +101,12 @@ t.test('DISABLED: after authentication, POST /cmd only; health and capabilities 
   t.equal((await b.fetch('/cmd', { method: 'POST', auth: false, headers: { authorization: 'Bearer nope' } })).status, 401, 'authentication still comes first');
   const health = await b.fetch('/health');
   t.equal(health.status, 200);
-  t.equal((await health.json()).enabled, false, 'health shows enabled: false');
+  t.equal(((await health.json()) as any).enabled, false, 'health shows enabled: false');
   t.equal((await b.fetch('/capabilities')).status, 200);
   write(true);
   while (Date.now() < deadline + 3000 && status !== 200) status = (await b.cmd('get_ui_state')).status;
   t.equal(status, 200, 'served again with no restart');
-  t.equal((await (await b.fetch('/health')).json()).enabled, true);
+  t.equal(((await (await b.fetch('/health')).json()) as any).enabled, true);
 });
 
 t.test('unknown paths and methods: 404 UNKNOWN_COMMAND after authentication', async (t) => {

@@ -14,7 +14,7 @@ t.test('startBridge() with a custom game module, and close()', async (t) => {
   t.match(bridge.token, /^[A-Za-z0-9]{48}$/);
   t.equal(bridge.configPath, join(dir, 'bridge.toml'));
   const res = await fetch(`${bridge.url}/health`, { headers: { authorization: `Bearer ${bridge.token}` } });
-  t.equal((await res.json()).game_version, 'sheep-field-1.0.0');
+  t.equal(((await res.json()) as any).game_version, 'sheep-field-1.0.0');
   await bridge.close();
   await bridge.close(); // idempotent
   await t.rejects(fetch(`${bridge.url}/health`));
@@ -29,7 +29,7 @@ t.test('a game with its own loop calls drainFrame(): commands run between its up
   const second = await b.cmd('get_world_state');
   t.ok(second.body.tick > first.body.tick, 'the game ticks on its own loop');
   t.same((await b.cmd('pause')).body.result, { previous_paused: false, paused: true });
-  const caps = await (await b.fetch('/capabilities')).json();
+  const caps = (await (await b.fetch('/capabilities')).json()) as any;
   t.notOk(caps.commands.some((c: { name: string }) => c.name === 'list_tiles'), 'commands the game lacks functions for are absent');
 });
 
