@@ -36,6 +36,7 @@ import {
 } from './shared/layout.ts';
 import type { BridgeInfo } from './shared/protocol.ts';
 import { MOD_VERSION } from './version.ts';
+import { moduleUrl } from './shared/modules.ts';
 
 export interface BridgeOptions {
   /** The game's plugin config directory (decisions §1): bridge.toml, agents.json, saves/. Default ./.bridge */
@@ -97,7 +98,7 @@ export interface BridgeHandle {
   close(): Promise<void>;
 }
 
-export const SANDBOX_GAME = new URL('./game/index.ts', import.meta.url);
+export const SANDBOX_GAME = moduleUrl('./game/index.ts', import.meta.url);
 
 /** Wiring only: config → log → game thread → pool → server (decisions §6: the library API). */
 export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHandle> {

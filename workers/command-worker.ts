@@ -6,6 +6,7 @@ import type { CommandDef, PoolEnv } from '../src/commands/define.ts';
 import { errorOf, toFailure, type Outcome } from '../src/errors/bridge-error.ts';
 import type { GameModule } from '../src/shared/game-module.ts';
 import { viewSharedState } from '../src/shared/layout.ts';
+import { importModule } from '../src/shared/modules.ts';
 import type { PoolHello, PoolReply, PoolRequest, PoolTask, PoolWorkerData } from '../src/shared/protocol.ts';
 
 const data = workerData as PoolWorkerData;
@@ -43,7 +44,7 @@ function call(request: Unsent<PoolRequest>): Promise<unknown> {
 
 let gameModule: Promise<Required<GameModule>> | undefined;
 function loadGame(): Promise<Required<GameModule>> {
-  gameModule ??= import(data.gameUrl) as Promise<Required<GameModule>>;
+  gameModule ??= importModule(data.gameUrl) as Promise<unknown> as Promise<Required<GameModule>>;
   return gameModule;
 }
 

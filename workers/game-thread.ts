@@ -6,6 +6,7 @@ import { loadCommands } from '../src/commands/load.ts';
 import { createDrainer } from '../src/dispatch/drain.ts';
 import type { GameHost, GameModule } from '../src/shared/game-module.ts';
 import { kStopping, viewSharedState } from '../src/shared/layout.ts';
+import { importModule } from '../src/shared/modules.ts';
 import type { GameThreadControl, GameThreadData, GameThreadEvent } from '../src/shared/protocol.ts';
 
 const data = workerData as GameThreadData;
@@ -16,7 +17,7 @@ let stop!: () => void;
 const stopped = new Promise<void>((resolve) => (stop = resolve));
 
 async function main(): Promise<void> {
-  const game = (await import(data.gameUrl)) as GameModule;
+  const game = (await importModule(data.gameUrl)) as unknown as GameModule;
   const commands = await loadCommands(data.commandModules);
   await game.init(data.init);
   const drainer = createDrainer({

@@ -82,8 +82,9 @@ export interface BridgeStatsReply {
 /** The bridge in a forked process with an IPC channel for stats. */
 export function startBridgeProcess(options: { configDir: string; game?: string; counters?: boolean; gameOptions?: Record<string, unknown> }): Promise<BridgeProcess> {
   return new Promise((resolve, reject) => {
-    const child = fork(new URL('../servers/bridge.ts', import.meta.url).pathname, [JSON.stringify(options)], {
-      execArgv: [...TSX, '--expose-gc'],
+    // The compiled bridge (npm run bench builds it first), as npm start runs it.
+    const child = fork(new URL('../servers/bridge.mjs', import.meta.url).pathname, [JSON.stringify(options)], {
+      execArgv: ['--expose-gc'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const pending: Array<(value: unknown) => void> = [];

@@ -1,6 +1,7 @@
 import type { CommandDef } from './define.ts';
 import { COMMANDS } from './index.ts';
 import { INTERNAL_COMMANDS } from './internal.ts';
+import { importModule } from '../shared/modules.ts';
 
 /**
  * The built-in catalogue plus the embedder's own command modules (`startBridge({ commandModules })`).
@@ -11,7 +12,7 @@ export async function loadCommands(moduleUrls: readonly string[]): Promise<Comma
   const all: CommandDef[] = [...COMMANDS];
   const names = new Set([...all, ...INTERNAL_COMMANDS].map((def) => def.name));
   for (const url of moduleUrls) {
-    const exported = ((await import(url)) as { default?: CommandDef | CommandDef[] }).default;
+    const exported = ((await importModule(url)) as { default?: CommandDef | CommandDef[] }).default;
     const defs = Array.isArray(exported) ? exported : exported ? [exported] : [];
     if (defs.length === 0) throw new Error(`command module ${url} has no default export of commands`);
     for (const def of defs) {

@@ -4,10 +4,11 @@ import type { Failure } from '../errors/bridge-error.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { kStopping, type SharedState } from '../shared/layout.ts';
 import type { GameThreadControl, GameThreadData, GameThreadEvent } from '../shared/protocol.ts';
+import { moduleUrl } from '../shared/modules.ts';
 import { startThread } from '../shared/start-thread.ts';
 import { GameQueue, type QueueAnswer } from './game-queue.ts';
 
-const GAME_THREAD = new URL('../../workers/game-thread.ts', import.meta.url);
+const GAME_THREAD = moduleUrl('../../workers/game-thread.ts', import.meta.url);
 
 export type ReadyEvent = Extract<GameThreadEvent, { type: 'ready' }>;
 

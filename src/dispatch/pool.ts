@@ -1,13 +1,14 @@
 import { availableParallelism } from 'node:os';
 import type { MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { moduleUrl } from '../shared/modules.ts';
 import { toFailure, type Failure, type Outcome } from '../errors/bridge-error.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import type { SharedState } from '../shared/layout.ts';
 import type { BridgeInfo, PoolHello, PoolReply, PoolRequest, PoolTask, PoolWorkerData } from '../shared/protocol.ts';
 
-const WORKER = new URL('../../workers/command-worker.ts', import.meta.url);
+const WORKER = moduleUrl('../../workers/command-worker.ts', import.meta.url);
 const TS_ENTRY = new URL('../../workers/ts-entry.mjs', import.meta.url);
 
 export interface PoolHooks {
