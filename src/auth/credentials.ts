@@ -20,28 +20,38 @@ export function sha256(value: string): Buffer {
 }
 
 export interface Credential {
-  /** SHA-256 of the token: the table never needs the token itself (agents.json may hold only this). */
+  /** SHA-256 of the token (agents.json may hold only this). */
   digest: Buffer;
+  /** The token's bytes, when known: compared directly, which spares a hash on every request. */
+  raw?: Buffer;
   caller: CallerContext;
 }
 
 /**
- * The credential table. Every presented token is hashed and compared against every entry with
- * timingSafeEqual, with no early exit, so the time taken says nothing about which bytes matched.
+ * The credential table. A presented token is compared against every entry with timingSafeEqual,
+ * with no early exit, so the time taken says nothing about which bytes matched: byte for byte
+ * against raw tokens (only the length, which is public, decides whether bytes are compared), and
+ * as a SHA-256 digest, computed once, against entries that hold only a digest.
  */
 export class CredentialTable {
   readonly #entries: readonly Credential[];
+  readonly #needsDigest: boolean;
 
   constructor(entries: readonly Credential[]) {
     this.#entries = entries;
+    this.#needsDigest = entries.some((entry) => entry.raw === undefined);
   }
 
   resolve(token: string | undefined): CallerContext | null {
     if (token === undefined || token === '') return null;
-    const digest = sha256(token);
+    const bytes = Buffer.from(token);
+    const digest = this.#needsDigest ? sha256(token) : null;
     let found: CallerContext | null = null;
     for (const entry of this.#entries) {
-      if (timingSafeEqual(digest, entry.digest) && found === null) found = entry.caller;
+      const match = entry.raw
+        ? entry.raw.length === bytes.length && timingSafeEqual(bytes, entry.raw)
+        : digest !== null && timingSafeEqual(digest, entry.digest);
+      if (match && found === null) found = entry.caller;
     }
     return found;
   }

@@ -75,10 +75,12 @@ export class Session {
     for (const agent of this.#agents) this.#byId.set(agent.caller.agentId, agent);
     this.#bus = new MessageBus(this.#agents.map((a) => a.caller.agentId));
     this.#turnOrder = (config?.turnOrder ?? []).map((id) => this.#byId.get(id)!.caller.agentIndex);
-    this.#credentials = this.#agents.map((agent) => ({
-      digest: agent.entry ? (agent.entry.token_sha256 ? Buffer.from(agent.entry.token_sha256, 'hex') : sha256(agent.entry.token!)) : sha256(legacyToken!),
-      caller: agent.caller,
-    }));
+    this.#credentials = this.#agents.map((agent) => {
+      const token = agent.entry ? agent.entry.token : legacyToken!;
+      return token === undefined
+        ? { digest: Buffer.from(agent.entry!.token_sha256!, 'hex'), caller: agent.caller }
+        : { digest: sha256(token), raw: Buffer.from(token), caller: agent.caller };
+    });
     this.#publishTurn();
   }
 

@@ -48,3 +48,17 @@ t.test('Host must name the bridge on loopback; Origin, when present, must be loo
     t.notOk(originAllowed(origin), `refused: ${origin}`);
   }
 });
+
+t.test('raw tokens and digest-only entries (token_sha256) in one table', async (t) => {
+  const a = { agentId: 'a' } as CallerContext;
+  const b = { agentId: 'b' } as CallerContext;
+  const table = new CredentialTable([
+    { digest: sha256('raw-token-aaaa'), raw: Buffer.from('raw-token-aaaa'), caller: a },
+    { digest: sha256('hashed-token-bbbb'), caller: b },
+  ]);
+  t.equal(table.resolve('raw-token-aaaa'), a);
+  t.equal(table.resolve('hashed-token-bbbb'), b, 'a digest-only entry matches by hash');
+  t.equal(table.resolve('raw-token-aaab'), null);
+  t.equal(table.resolve('raw-token-aaaa-longer'), null, 'a different length never matches');
+  t.equal(table.resolve('rаw-token-aaaa'), null, 'non-ASCII lookalikes do not match');
+});
