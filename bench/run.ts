@@ -201,7 +201,8 @@ async function registry() {
 }
 
 async function mainThreadTimeout() {
-  const bridge = await startBridgeProcess({ configDir: configDir(), game: TINY, counters: true, gameOptions: { stallOnPauseMs: 35_000 } });
+  // 16 slots: the stalled pause holds one, and all 8 queued commands must get a slot of their own.
+  const bridge = await startBridgeProcess({ configDir: configDir({ slots: 16 }), game: TINY, counters: true, gameOptions: { stallOnPauseMs: 35_000 } });
   const stall = post(bridge, 'pause');
   while (((await bridge.request<BridgeStatsReply>('stats')).counters?.[1] ?? 0) < 1) await new Promise((r) => setTimeout(r, 20));
   const queued = await Promise.all(Array.from({ length: 8 }, () => post(bridge, 'get_world_state')));

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { HttpBindings } from '@hono/node-server';
@@ -68,10 +68,15 @@ export function createApp(deps: AppDeps): Hono<Env> {
   const app = new Hono<Env>();
   const hostAllowed = createHostCheck(deps.port);
 
-  const send = (c: Context<Env>, status: number, body: string, extra?: Record<string, string>): Response => {
+  // spec: /capabilities is served directly from descriptors built once at startup; encoded once
+  // too, with an ETag so a client that polls it (an MCP server, say) can get a 304.
+  const capabilitiesBody = Buffer.from(deps.capabilities);
+  const capabilitiesTag = `"${createHash('sha256').update(capabilitiesBody).digest('base64url').slice(0, 27)}"`;
+
+  const send = (c: Context<Env>, status: number, body: string | Uint8Array, extra?: Record<string, string>): Response => {
     const line = c.get('line');
     line.status = status;
-    return c.body(body, status as 200, { 'content-type': JSON_HEADERS, 'x-request-id': c.get('rid'), ...extra });
+    return c.body(body as string, status as 200, { 'content-type': JSON_HEADERS, 'x-request-id': c.get('rid'), ...extra });
   };
 
   const fail = (c: Context<Env>, failure: Failure, command: string, args: unknown): Response => {
@@ -131,7 +136,11 @@ export function createApp(deps: AppDeps): Hono<Env> {
   });
 
   // spec: never gated by admission; served from descriptors built once at startup.
-  app.get('/capabilities', (c) => send(c, 200, deps.capabilities));
+  app.get('/capabilities', (c) =>
+    header(c, 'if-none-match') === capabilitiesTag
+      ? send(c, 304, '', { etag: capabilitiesTag })
+      : send(c, 200, capabilitiesBody, { etag: capabilitiesTag }),
+  );
 
   // spec: gated by the admission limit like a command; decisions §5: the health object itself.
   app.get('/health', async (c) => {

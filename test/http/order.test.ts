@@ -168,3 +168,17 @@ t.test('tokens never reach a log line', async (t) => {
   const line = b.logs.find((l) => l.command === 'get_ui_state')!;
   t.match(line, { agent: 'legacy', command: 'get_ui_state', status: 200, code: null, admission_wait_ms: Number, queue_wait_ms: Number, run_ms: Number });
 });
+
+t.test('GET /capabilities carries an ETag and answers If-None-Match with 304', async (t) => {
+  const b = await startTestBridge(t);
+  const first = await b.fetch('/capabilities');
+  const tag = first.headers.get('etag');
+  t.match(tag, /^"[A-Za-z0-9_-]+"$/);
+  const body = (await first.json()) as { commands: unknown[] };
+  t.ok(body.commands.length > 0);
+  const again = await b.fetch('/capabilities', { headers: { 'if-none-match': tag! } });
+  t.equal(again.status, 304);
+  t.equal(await again.text(), '');
+  t.equal((await b.fetch('/capabilities', { headers: { 'if-none-match': '"other"' } })).status, 200);
+  t.equal((await b.fetch('/capabilities', { auth: false, headers: { 'if-none-match': tag! } })).status, 401, 'still authenticated first');
+});
