@@ -3,7 +3,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { HttpBindings } from '@hono/node-server';
 import type { Logger } from 'pino';
-import type { Admission } from '../admission/semaphore.ts';
+import type { Admission, Permit } from '../admission/semaphore.ts';
 import { presentedToken, type CredentialTable } from '../auth/credentials.ts';
 import { createHostCheck, originAllowed } from '../auth/host-origin.ts';
 import { missingPermission } from '../auth/permissions.ts';
@@ -143,18 +143,23 @@ export function createApp(deps: AppDeps): Hono<Env> {
   );
 
   // spec: gated by the admission limit like a command; decisions §5: the health object itself.
-  app.get('/health', async (c) => {
-    const line = c.get('line');
+  app.get('/health', (c): Response | Promise<Response> => {
     const t0 = performance.now();
-    const permit = await deps.admission.acquire(() => c.req.raw.signal);
-    line.admission_wait_ms = round(performance.now() - t0);
+    const admitted = deps.admission.acquire(() => c.req.raw.signal);
+    // A free slot is granted synchronously: answer in the same turn, without a promise.
+    if (!(admitted instanceof Promise)) return answerHealth(c, admitted, t0);
+    return admitted.then((permit) => answerHealth(c, permit, t0));
+  });
+
+  const answerHealth = (c: Context<Env>, permit: Permit | null, t0: number): Response => {
+    c.get('line').admission_wait_ms = round(performance.now() - t0);
     if (permit === null) return fail(c, busy(deps.admission.waitMs), 'health', {});
     try {
       return send(c, 200, JSON.stringify(buildHealth(deps.info, deps.shared)));
     } finally {
       permit.release();
     }
-  });
+  };
 
   app.post(
     '/cmd',
