@@ -188,6 +188,17 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
         await refreshClaims();
         return answer.outcome;
       },
+      enqueue: async (command, phase, input, caller, onFailure) => {
+        // The answer goes back as soon as the action is in the queue: whatever the client sends
+        // next is queued behind it (decisions §3: load_world answers once the swap is queued).
+        void game.submit(command, phase, input, caller).then(async (answer) => {
+          await refreshClaims();
+          if (answer.outcome.ok) return;
+          log.warn({ command, phase, code: answer.outcome.code }, `queued ${command}.${phase} failed: ${answer.outcome.message}`);
+          if (onFailure) await game.submit(command, onFailure, null, caller);
+        });
+        return { ok: true, value: null };
+      },
       session: (name, input, caller) => session.call(name, input, caller),
     },
   });

@@ -65,6 +65,9 @@ export default async function runTask(task: PoolTask): Promise<Outcome<unknown>>
       timings: data.timings,
       frame: (phase, input) => call({ op: 'frame', command: task.command, phase, input, caller: task.caller }),
       session: (name, input) => call({ op: 'session', name, input, caller: task.caller }),
+      enqueue: async (phase, input, onFailure) => {
+        await call({ op: 'enqueue', command: task.command, phase, input, caller: task.caller, ...(onFailure ? { onFailure } : {}) });
+      },
       game: loadGame,
     };
     const value = await (def.pool as (env: PoolEnv<unknown>, frameValue: unknown) => unknown)(env, task.frameValue);

@@ -32,6 +32,11 @@ export interface PoolEnv<A> {
   timings: Timings;
   /** Queue one of this command's frame phases on the dispatcher and wait for its value. */
   frame(phase: string, input?: unknown): Promise<unknown>;
+  /**
+   * Queue a frame phase and return once it is queued, not run: anything queued after this answer
+   * runs after it. If it fails later, `onFailure` (another phase) is queued in its place.
+   */
+  enqueue(phase: string, input?: unknown, onFailure?: string): Promise<void>;
   /** A call to the session state, which the main loop owns (decisions §4). */
   session(name: string, input?: unknown): Promise<unknown>;
   /** The game module, for its pure pool functions (generation, parsing, encoding). */

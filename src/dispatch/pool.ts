@@ -14,6 +14,8 @@ const TS_ENTRY = new URL('../../workers/ts-entry.mjs', import.meta.url);
 export interface PoolHooks {
   /** A frame call from a pool command: queued on the dispatcher like any action. */
   frame(command: string, phase: string, input: unknown, caller: CallerContext): Promise<Outcome<unknown>>;
+  /** Queue a frame phase without waiting for it; resolves once queued. */
+  enqueue(command: string, phase: string, input: unknown, caller: CallerContext, onFailure?: string): Promise<Outcome<unknown>>;
   /** A call to the session state the main loop owns. */
   session(name: string, input: unknown, caller: CallerContext): Promise<Outcome<unknown>>;
 }
@@ -106,7 +108,9 @@ function serveRpc(port: MessagePort, hooks: PoolHooks): void {
     const pending =
       request.op === 'frame'
         ? hooks.frame(request.command, request.phase, request.input, request.caller)
-        : hooks.session(request.name, request.input, request.caller);
+        : request.op === 'enqueue'
+          ? hooks.enqueue(request.command, request.phase, request.input, request.caller, request.onFailure)
+          : hooks.session(request.name, request.input, request.caller);
     pending.then(
       (outcome) => port.postMessage({ rid: request.rid, outcome } satisfies PoolReply),
       (err: unknown) => port.postMessage({ rid: request.rid, outcome: toFailure(err) } satisfies PoolReply),

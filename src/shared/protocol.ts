@@ -88,6 +88,7 @@ export interface PoolTask {
 /** Pool worker → main loop requests on the worker's RPC port. */
 export type PoolRequest =
   | { rid: number; op: 'frame'; command: string; phase: string; input: unknown; caller: CallerContext }
+  | { rid: number; op: 'enqueue'; command: string; phase: string; input: unknown; onFailure?: string; caller: CallerContext }
   | { rid: number; op: 'session'; name: string; input: unknown; caller: CallerContext };
 
 export interface PoolReply {

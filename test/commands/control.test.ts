@@ -61,7 +61,7 @@ t.test('generate_world, save_world, load_world', async (t) => {
     t.match(loaded, { scheduled: true, source: 'path', path: file, bytes: saved.bytes, width: 128, height: 128, seed: 7 });
     t.same(await ok(t, b, 'get_world_state'), state, 'the saved world is back, as it was');
     t.equal((await ok(t, b, 'get_tile', { x: 3, y: 3 })).tile_id, 'lava');
-    t.equal((await ok(t, b, 'get_ui_state')).world_loading, false, 'world_loading is over once the answer comes');
+    t.equal((await ok(t, b, 'get_ui_state')).world_loading, false, 'a command sent after the answer runs after the swap: world_loading is over');
 
     const raw = await ok(t, b, 'save_world', { folder: 'round-trip', compress: false });
     t.match(raw, { compressed: false });

@@ -14,7 +14,8 @@ export default defineCommand({
   description:
     'Replace the live world with a save: `path` names a save in saves/ (its folder name), or `bytes_b64` carries ' +
     'the save file itself (it wins when both are given). The file is read and parsed on a pool thread; ' +
-    'get_ui_state.world_loading is true from then until the swap frame, and the answer comes once the new world is live.',
+    'get_ui_state.world_loading is true from then until the swap frame. The answer comes once the save is parsed and ' +
+    'the swap is queued: any command sent after it runs on the new world.',
   args: Type.Object(
     {
       path: Type.Optional(Type.String({ description: 'a save name under saves/ (as given to save_world.folder), or an absolute path inside saves/' })),
@@ -73,14 +74,9 @@ export default defineCommand({
       await env.frame('clear_loading').catch(() => {});
       throw err;
     }
-    let installed: { width: number; height: number; seed: number };
-    try {
-      installed = (await env.frame('install', snapshot)) as typeof installed;
-    } catch (err) {
-      // The install phase clears the flag itself when it ran; this covers one that never ran (504).
-      await env.frame('clear_loading').catch(() => {});
-      throw err;
-    }
-    return { scheduled: true, bytes: bytes.byteLength, source, path, ...installed };
+    // The install phase clears the flag itself when it runs; should it never run (504), the
+    // clear_loading phase is queued in its place.
+    await env.enqueue('install', snapshot, 'clear_loading');
+    return { scheduled: true, bytes: bytes.byteLength, source, path, width: snapshot.width, height: snapshot.height, seed: snapshot.seed };
   },
 });
