@@ -1,11 +1,9 @@
 // paint_tile: set a tile type and/or a top tile over a brush disc.
 import { TILE_WATER, TILES } from './assets.ts';
 import { discArea, forDisc, setTileType, setTop, type World } from './world.ts';
+import type { PaintOutcome } from '../shared/game-module.ts';
 
-export interface PaintResult {
-  painted: number;
-  skipped: number;
-}
+export type PaintResult = PaintOutcome;
 
 /**
  * Paints tile type `tile` (index, or null to keep) and top `top` (stored value, 0 = clear, null to

@@ -3,16 +3,9 @@
 import { ACTORS, TILES, TOPS } from './assets.ts';
 import { deadNameAt, nameOf } from './actors.ts';
 import { DEAD_CAP, kingdomOf, type World } from './world.ts';
+import type { ActorQuery, ActorRow, TileReport } from '../shared/game-module.ts';
 
-export interface TileView {
-  x: number;
-  y: number;
-  tile_id: string;
-  top_id: string | null;
-  height: number;
-  actors: Array<{ name: string; asset_id: string; kingdom_id: number | null }>;
-  actor_count: number;
-}
+export type TileView = TileReport;
 
 export function tileView(w: World, x: number, y: number): TileView {
   const i = y * w.width + x;
@@ -86,22 +79,9 @@ export function cityViews(w: World, kingdomId?: number) {
     }));
 }
 
-export interface ActorFilter {
-  race?: string;
-  kingdom_id?: number;
-  in_rect?: { x: number; y: number; w: number; h: number };
-  alive: boolean;
-  limit: number;
-  offset: number;
-}
+export type ActorFilter = ActorQuery;
 
-export interface ActorRowView {
-  name: string;
-  asset_id: string;
-  kingdom_id: number | null;
-  x: number;
-  y: number;
-}
+export type ActorRowView = ActorRow;
 
 /**
  * Live actors oldest first (by uid, so pages stay put while the world runs: newborns join the end),

@@ -3,12 +3,9 @@
 import { ACTORS, ACTOR_KIND_CIV, ACTOR_KIND, TILES, TOPS, TILE_WATER } from './assets.ts';
 import type { SandboxSnapshot } from './snapshot.ts';
 import { FIRE_EXTINGUISHED } from './world.ts';
+import type { RgbaImage } from '../shared/game-module.ts';
 
-export interface Image {
-  width: number;
-  height: number;
-  rgba: Uint8Array;
-}
+export type Image = RgbaImage;
 
 export function outputSize(width: number, height: number, maxDimension: number): { width: number; height: number } {
   const longest = Math.max(width, height);

@@ -4,12 +4,9 @@ import { nameOf } from './actors.ts';
 import { placeActor } from './kingdoms.ts';
 import { nextFloat, nextInt } from './rng.ts';
 import type { World } from './world.ts';
+import type { SpawnOutcome } from '../shared/game-module.ts';
 
-export interface SpawnResult {
-  spawned: number;
-  failed: number;
-  names: string[];
-}
+export type SpawnResult = SpawnOutcome;
 
 export class SpawnRefused extends Error {}
 
