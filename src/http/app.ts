@@ -15,7 +15,7 @@ import type { Execution } from '../dispatch/execute.ts';
 import type { CommandDef } from '../commands/define.ts';
 import type { Session } from '../session/session.ts';
 import type { CallerContext } from '../shared/caller.ts';
-import { kTick, type SharedState } from '../shared/layout.ts';
+import { kEnabled, kTick, type SharedState } from '../shared/layout.ts';
 import type { BridgeInfo } from '../shared/protocol.ts';
 import { isJsonContentType, parseCommandBody } from './body.ts';
 import { errorBody, statusOf, successBody } from './envelope.ts';
@@ -73,10 +73,26 @@ export function createApp(deps: AppDeps): Hono<Env> {
   const capabilitiesBody = Buffer.from(deps.capabilities);
   const capabilitiesTag = `"${createHash('sha256').update(capabilitiesBody).digest('base64url').slice(0, 27)}"`;
 
+  // The health object changes only with the tick or the kill switch: serialise it once per change.
+  let healthCache = { tick: -1, enabled: -1, json: '' };
+  const healthJson = (): string => {
+    const tick = Atomics.load(deps.shared.control, kTick);
+    const enabled = Atomics.load(deps.shared.control, kEnabled);
+    if (tick !== healthCache.tick || enabled !== healthCache.enabled) {
+      healthCache = { tick, enabled, json: JSON.stringify(buildHealth(deps.info, deps.shared)) };
+    }
+    return healthCache.json;
+  };
+
   const send = (c: Context<Env>, status: number, body: string | Uint8Array, extra?: Record<string, string>): Response => {
     const line = c.get('line');
     line.status = status;
-    return c.body(body as string, status as 200, { 'content-type': JSON_HEADERS, 'x-request-id': c.get('rid'), ...extra });
+    // A Response with a plain headers object: @hono/node-server writes it as is, where c.body()
+    // would build (and node-server then unpack) a web Headers on every request.
+    return new Response(status === 304 ? null : (body as string), {
+      status,
+      headers: extra ? { 'content-type': JSON_HEADERS, 'x-request-id': c.get('rid'), ...extra } : { 'content-type': JSON_HEADERS, 'x-request-id': c.get('rid') },
+    });
   };
 
   const fail = (c: Context<Env>, failure: Failure, command: string, args: unknown): Response => {
@@ -155,7 +171,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     c.get('line').admission_wait_ms = round(performance.now() - t0);
     if (permit === null) return fail(c, busy(deps.admission.waitMs), 'health', {});
     try {
-      return send(c, 200, JSON.stringify(buildHealth(deps.info, deps.shared)));
+      return send(c, 200, healthJson());
     } finally {
       permit.release();
     }
