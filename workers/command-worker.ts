@@ -1,11 +1,11 @@
 // Piscina entry: runs pool commands, and the pool step after a main-thread command's frame.
 // Never throws back to piscina: every answer is an Outcome (errors lose their class across threads).
-import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
+import { MessageChannel, parentPort, threadId, workerData } from 'node:worker_threads';
 import { loadCommands } from '../src/commands/load.ts';
 import type { CommandDef, PoolEnv } from '../src/commands/define.ts';
 import { errorOf, toFailure, type Outcome } from '../src/errors/bridge-error.ts';
 import type { GameModule } from '../src/shared/game-module.ts';
-import { viewSharedState } from '../src/shared/layout.ts';
+import { sharedNow, viewSharedState } from '../src/shared/layout.ts';
 import { importModule } from '../src/shared/modules.ts';
 import type { PoolHello, PoolReply, PoolRequest, PoolTask, PoolWorkerData } from '../src/shared/protocol.ts';
 
@@ -18,7 +18,7 @@ const loadCatalogue = () => (commands ??= loadCommands(data.commandModules).then
 // Our own channel to the main loop, for frame and session calls. It is announced on piscina's
 // worker channel, which piscina re-emits on the pool as a 'message' event.
 const { port1: rpc, port2 } = new MessageChannel();
-parentPort!.postMessage({ gcbRpcPort: port2 } satisfies PoolHello, [port2]);
+parentPort!.postMessage({ gcbRpcPort: port2, threadId } satisfies PoolHello, [port2]);
 const waiting = new Map<number, (outcome: Outcome<unknown>) => void>();
 let nextRid = 1;
 rpc.on('message', (reply: PoolReply) => {
@@ -54,6 +54,12 @@ void loadCatalogue().catch(() => {});
 void loadGame().catch(() => {});
 
 export default async function runTask(task: PoolTask): Promise<Outcome<unknown>> {
+  // Queued past its backstop (the main loop has answered 504 already): it never runs.
+  if (sharedNow() > task.deadline) {
+    return { ok: false, code: 'MAIN_THREAD_TIMEOUT', message: 'the command waited past the handler backstop for a pool thread and never ran' };
+  }
+  // Tell the main loop which worker runs the task: the one its backstop would terminate.
+  rpc.postMessage({ rid: 0, op: 'started', taskId: task.taskId } satisfies PoolRequest);
   try {
     const def = (await loadCatalogue()).get(task.command);
     if (!def?.pool) throw new Error(`command ${task.command} has no pool step`);

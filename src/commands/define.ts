@@ -63,6 +63,11 @@ export interface CommandDef<S extends TObject = TObject, R extends TSchema = TSc
   frame?: (env: FrameEnv<Static<S>>) => unknown;
   /** Frame phases a pool command queues by name (generate_world's world swap). */
   phases?: Record<string, (env: FrameEnv<Static<S>>, input: never) => unknown>;
+  /**
+   * Pool commands: a phase (of `phases`) the main loop queues when the worker running the command
+   * dies or is terminated before answering, to undo what earlier phases left in the world.
+   */
+  onWorkerLost?: string;
   /** Pool commands: the whole command. Main-thread commands: an optional step after the frame. */
   pool?: (env: PoolEnv<Static<S>>, frameValue: never) => unknown;
 }

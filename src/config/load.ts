@@ -111,7 +111,9 @@ export function checkConfig(path: string, raw: Record<string, unknown>): BridgeT
   const key = segments.length > 1 ? `[${segments[0]}] ${segments.slice(1).join('.')}` : (segments[0] ?? '(top level)');
   const schema = schemaAt(segments);
   const value = valueAt(raw, segments);
-  const shown = value === undefined ? 'is missing' : `= ${JSON.stringify(value)} is not allowed`;
+  // The token is a secret even when mistyped (a stray space, one character off): never echo it.
+  const secret = segments[0] === 'Bridge' && segments[1] === 'token';
+  const shown = value === undefined ? 'is missing' : secret ? 'is not allowed (value not shown)' : `= ${JSON.stringify(value)} is not allowed`;
   let hint = schema ? allowedValues(schema) : 'see the README config table';
   if (segments[0] === 'Bridge' && segments[1] === 'host') hint += ': the bridge listens on loopback only';
   if (segments[0] === 'Bridge' && segments[1] === 'token') hint += ' (delete the key and bridge.toml to get a fresh one)';

@@ -26,6 +26,8 @@ export async function execute(
 ): Promise<Execution> {
   if (!def.requiresMainThread) {
     const answer = await pool.run({ command: def.name, args, caller });
+    // A worker that died mid-command (OOM, exit, backstop) ran none of the command's own cleanup.
+    if (answer.lost && def.onWorkerLost) await queue.submit(def.name, def.onWorkerLost, null, caller);
     return { outcome: answer.outcome, queueWaitMs: 0, runMs: answer.runMs, settled: null };
   }
   const framed = await queue.submit(def.name, 'run', args, caller);

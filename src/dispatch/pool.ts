@@ -5,7 +5,7 @@ import { moduleUrl } from '../shared/modules.ts';
 import { toFailure, type Failure, type Outcome } from '../errors/bridge-error.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
-import type { SharedState } from '../shared/layout.ts';
+import { sharedNow, type SharedState } from '../shared/layout.ts';
 import type { BridgeInfo, PoolHello, PoolReply, PoolRequest, PoolTask, PoolWorkerData } from '../shared/protocol.ts';
 
 const WORKER = moduleUrl('../../workers/command-worker.ts', import.meta.url);
@@ -23,6 +23,8 @@ export interface PoolHooks {
 export interface PoolAnswer {
   outcome: Outcome<unknown>;
   runMs: number;
+  /** The worker died or was terminated before answering: the command ran none of its own cleanup. */
+  lost: boolean;
 }
 
 /**
@@ -33,6 +35,9 @@ export interface PoolAnswer {
 export class CommandPool {
   readonly #pool: Piscina;
   readonly #timings: Timings;
+  /** Tasks not answered yet → threadId of the worker that started them (null: still queued). */
+  readonly #pending = new Map<number, number | null>();
+  #nextTaskId = 1;
 
   constructor(options: { shared: SharedState; gameUrl: string; commandModules: string[]; info: BridgeInfo; timings: Timings; hooks: PoolHooks; threads?: number; memoryMb?: number }) {
     this.#timings = options.timings;
@@ -62,7 +67,11 @@ export class CommandPool {
       resourceLimits: { maxOldGenerationSizeMb: options.memoryMb ?? 512 },
     });
     this.#pool.on('message', (message: PoolHello) => {
-      if (message && typeof message === 'object' && 'gcbRpcPort' in message) serveRpc(message.gcbRpcPort, options.hooks);
+      if (message && typeof message === 'object' && 'gcbRpcPort' in message) {
+        serveRpc(message.gcbRpcPort, options.hooks, (taskId) => {
+          if (this.#pending.has(taskId)) this.#pending.set(taskId, message.threadId);
+        });
+      }
     });
     // A worker that dies fails its own tasks (answered as GAME_CRASH); the pool replaces it.
     this.#pool.on('error', () => {});
@@ -74,27 +83,42 @@ export class CommandPool {
   }
 
   /**
-   * Runs a pool task under the handler backstop: past it the task is aborted, which makes piscina
-   * terminate and replace its worker, and the answer is 504 naming the backstop.
+   * Runs a pool task under the handler backstop: past it the worker running the task is terminated
+   * (piscina replaces it) and the answer is 504 naming the backstop. piscina gets no abort signal:
+   * it gives a task that carries one a worker to itself, so with every task carrying one a task
+   * waiting for a frame held a whole thread. The price: terminating a hung task's worker also fails
+   * the tasks that share it (GAME_CRASH), once a task has hung for the whole backstop.
    */
-  async run(task: PoolTask): Promise<PoolAnswer> {
+  async run(task: Omit<PoolTask, 'taskId' | 'deadline'>): Promise<PoolAnswer> {
     const t0 = performance.now();
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.#timings.handlerBackstopMs);
+    const taskId = this.#nextTaskId++;
+    const backstopMs = this.#timings.handlerBackstopMs;
+    this.#pending.set(taskId, null);
+    let timer: NodeJS.Timeout | undefined;
+    const backstop = new Promise<'backstop'>((resolve) => (timer = setTimeout(() => resolve('backstop'), backstopMs)));
+    const running = this.#pool.run({ ...task, taskId, deadline: sharedNow() + backstopMs } satisfies PoolTask) as Promise<Outcome<unknown>>;
     try {
-      const outcome = (await this.#pool.run(task, { signal: controller.signal })) as Outcome<unknown>;
-      return { outcome, runMs: performance.now() - t0 };
+      const first = await Promise.race([running, backstop]);
+      if (first !== 'backstop') return { outcome: first, runMs: performance.now() - t0, lost: false };
+      // A task still queued skips itself (its deadline has passed); a started one goes with its worker.
+      const threadId = this.#pending.get(taskId);
+      const worker = threadId == null ? undefined : this.#pool.threads.find((w) => w.threadId === threadId);
+      if (worker) {
+        await worker.terminate();
+        await running.catch(() => {}); // the slot comes back once the task is really gone
+      }
+      const outcome: Failure = {
+        ok: false,
+        code: 'MAIN_THREAD_TIMEOUT',
+        message: `the command did not finish within the ${backstopMs / 1000} s handler backstop and was aborted`,
+      };
+      return { outcome, runMs: performance.now() - t0, lost: true };
     } catch (err) {
-      const outcome: Failure = controller.signal.aborted
-        ? {
-            ok: false,
-            code: 'MAIN_THREAD_TIMEOUT',
-            message: `the command did not finish within the ${this.#timings.handlerBackstopMs / 1000} s handler backstop and was aborted`,
-          }
-        : toFailure(err);
-      return { outcome, runMs: performance.now() - t0 };
+      // A worker never throws back (it answers Outcomes): a rejection means it died.
+      return { outcome: toFailure(err), runMs: performance.now() - t0, lost: true };
     } finally {
       clearTimeout(timer);
+      this.#pending.delete(taskId);
     }
   }
 
@@ -103,8 +127,9 @@ export class CommandPool {
   }
 }
 
-function serveRpc(port: MessagePort, hooks: PoolHooks): void {
+function serveRpc(port: MessagePort, hooks: PoolHooks, started: (taskId: number) => void): void {
   port.on('message', (request: PoolRequest) => {
+    if (request.op === 'started') return started(request.taskId);
     const pending =
       request.op === 'frame'
         ? hooks.frame(request.command, request.phase, request.input, request.caller)

@@ -56,6 +56,9 @@ interface RequestLog {
 type Env = { Bindings: Partial<HttpBindings>; Variables: { rid: string; caller: CallerContext; line: RequestLog } };
 
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+/** Paths logged as sent; any other is logged as OTHER_PATH (a client may put its token there). */
+const ENDPOINTS = new Set(['/cmd', '/health', '/capabilities']);
+const OTHER_PATH = '(other)';
 const JSON_HEADERS = 'application/json';
 
 /**
@@ -121,7 +124,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const line: RequestLog = {
       rid,
       method: c.req.method,
-      path: c.req.path,
+      path: ENDPOINTS.has(c.req.path) ? c.req.path : OTHER_PATH,
       agent: null,
       command: null,
       status: 0,
@@ -202,8 +205,9 @@ export function createApp(deps: AppDeps): Hono<Env> {
       const request = parseCommandBody(bytes);
       if (request instanceof Error) return fail(c, failureOf(request), '', {});
       const { name, args } = request;
-      line.command = name;
       const registered = deps.registry.get(name);
+      // Only a registered name is logged: an unknown one is whatever the client sent.
+      if (registered) line.command = name;
       if (!registered) {
         const message = deps.registry.disabledReason(name) ?? `unknown command '${name}': GET /capabilities lists the commands`;
         return fail(c, { ok: false, code: 'UNKNOWN_COMMAND', message }, name, args);

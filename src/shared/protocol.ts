@@ -83,13 +83,18 @@ export interface PoolTask {
   caller: CallerContext;
   /** Present for the step after a frame (screenshot encoding, save writing). */
   frameValue?: unknown;
+  /** Names the task in the worker's 'started' note: the backstop terminates that worker. */
+  taskId: number;
+  /** sharedNow() at the backstop: a task still queued by then never starts. */
+  deadline: number;
 }
 
 /** Pool worker → main loop requests on the worker's RPC port. */
 export type PoolRequest =
   | { rid: number; op: 'frame'; command: string; phase: string; input: unknown; caller: CallerContext }
   | { rid: number; op: 'enqueue'; command: string; phase: string; input: unknown; onFailure?: string; caller: CallerContext }
-  | { rid: number; op: 'session'; name: string; input: unknown; caller: CallerContext };
+  | { rid: number; op: 'session'; name: string; input: unknown; caller: CallerContext }
+  | { rid: number; op: 'started'; taskId: number };
 
 export interface PoolReply {
   rid: number;
@@ -99,4 +104,6 @@ export interface PoolReply {
 /** First message of every pool worker on piscina's channel: its RPC port to the main loop. */
 export interface PoolHello {
   gcbRpcPort: MessagePort;
+  /** The worker's threadId, so the backstop can terminate the worker of a hung task. */
+  threadId: number;
 }

@@ -92,7 +92,7 @@ export interface QuietBridge {
   configDir: string;
   /** Log lines seen (not kept: long loops would otherwise grow the heap they measure). */
   lineCount(): number;
-  /** Lines kept because they are warnings or worse, or match `keep`. */
+  /** The lines that were warnings or worse, parsed. */
   kept: Array<Record<string, unknown>>;
 }
 

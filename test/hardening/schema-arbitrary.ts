@@ -135,8 +135,13 @@ export function validValue(schema: JsonSchema, name: string, options: ArbitraryO
         fc.string({ minLength, maxLength, unit: 'binary' }),
       );
       if (schema.pattern) free = fc.stringMatching(new RegExp(schema.pattern));
+      // Strings the schema allows but a handler may choke on: long, NUL, dots, slashes, surrogates.
+      const nasty = schema.pattern ? [] : NASTY_STRINGS.filter((n) => n.length >= minLength && (schema.maxLength === undefined || n.length <= schema.maxLength));
+      const choices = [{ weight: 3, arbitrary: free }];
+      if (nasty.length > 0) choices.push({ weight: 2, arbitrary: fc.constantFrom(...nasty) });
       const known = options.samples?.[name];
-      return known && known.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...known) }, { weight: 1, arbitrary: free }) : free;
+      if (known && known.length > 0) choices.push({ weight: 6, arbitrary: fc.constantFrom(...known) });
+      return fc.oneof(...choices);
     }
     case 'object':
       return validObject(schema, options);
@@ -153,7 +158,8 @@ function validObject(schema: JsonSchema, options: ArbitraryOptions): fc.Arbitrar
   if (properties.length === 0) return fc.constant(new JsonObject([]));
   const fields = properties.map(([key, sub]) => {
     const value = validValue(sub, key, options).map((v) => [key, v] as const);
-    return required.has(key) ? value.map((entry) => [entry]) : fc.option(value, { nil: undefined }).map((entry) => (entry ? [entry] : []));
+    // An optional property is left out half the time (fast-check's default is one time in five).
+    return required.has(key) ? value.map((entry) => [entry]) : fc.option(value, { nil: undefined, freq: 2 }).map((entry) => (entry ? [entry] : []));
   });
   return fc.tuple(...fields).map((parts) => new JsonObject(parts.flat()));
 }
@@ -175,6 +181,11 @@ export function nearValue(schema: JsonSchema, name: string, options: ArbitraryOp
     if (schema.minLength) edges.push('a'.repeat(schema.minLength - 1));
     if (schema.pattern) edges.push('-leading-dash', '.hidden', 'a'.repeat(65), 'has space', 'tab\there');
     choices.push(fc.constantFrom(...edges), fc.constantFrom(...edges), fc.string({ maxLength: 80, unit: 'binary' }));
+    // Near misses of real ids (UNKNOWN_ASSET with did_you_mean): upper case, a letter short, one more.
+    const known = options.samples?.[name];
+    if (known && known.length > 0) {
+      choices.push(fc.tuple(fc.constantFrom(...known), fc.integer({ min: 0, max: 2 })).map(([id, how]) => (how === 0 ? id.toUpperCase() : how === 1 ? id.slice(1) : `${id}s`)));
+    }
   } else if (schema.type === 'boolean') {
     choices.push(fc.constantFrom<Json>('true', 'false', 1, 0, new JsonObject([])));
   } else if (schema.type === 'object') {

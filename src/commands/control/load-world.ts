@@ -35,6 +35,8 @@ export default defineCommand({
   permission: { all: ['control_world'] },
   binds: ['decodeSave', 'installWorld', 'setWorldLoading'],
   requiresMainThread: false,
+  // mark_loading ran in a frame: a worker that dies before the swap is queued must not leave it up.
+  onWorkerLost: 'clear_loading',
   phases: {
     mark_loading: ({ game }) => game.setWorldLoading(true),
     clear_loading: ({ game }) => game.setWorldLoading(false),

@@ -25,7 +25,9 @@ function within(parent: string, child: string): boolean {
 
 function isMissing(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
+  // ENAMETOOLONG and ELOOP: a path too long to name anything, or links that go round in a loop.
+  // Neither resolves to a save: the caller's BAD_ARGS, not a GAME_CRASH.
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG' || code === 'ELOOP';
 }
 
 /**
@@ -50,7 +52,7 @@ export async function writeSave(savesDir: string, name: string, bytes: Uint8Arra
   try {
     folderReal = await realpath(folder);
   } catch (err) {
-    if (isMissing(err)) throw badArgs(`save '${name}' is a link to nothing; saves are written inside saves/ only`);
+    if (isMissing(err)) throw badArgs(`save '${name}' is a link that resolves to nothing (missing, or a loop); saves are written inside saves/ only`);
     throw err;
   }
   if (!within(savesReal, folderReal) || folderReal === savesReal) {
