@@ -24,14 +24,12 @@ t.test('the kill switch survives a broken bridge.toml during reloads', async (t)
     const body = (await health.json()) as { enabled?: boolean };
     return { enabled: body.enabled, cmd: (await b.cmd('get_ui_state')).status };
   };
-  let writes = 0;
-  const write = (text: string) => {
-    // every other write as an editor that saves by rename would
-    if (writes++ % 2 === 0) writeFileSync(file, text);
-    else {
-      writeFileSync(`${file}.tmp`, text);
-      renameSync(`${file}.tmp`, file);
-    }
+  // Every version lands at once, as an editor that saves by rename writes it: an in-place write
+  // (truncate, then write) is two versions to a reload that falls between them, an empty file and
+  // then the text, and each would rightly get its own warning.
+  const write = (text: string | Buffer) => {
+    writeFileSync(`${file}.tmp`, text);
+    renameSync(`${file}.tmp`, file);
   };
   const broken: Array<[string, () => void]> = [
     ['not TOML', () => write('enabled = tru\n')],
@@ -39,7 +37,7 @@ t.test('the kill switch survives a broken bridge.toml during reloads', async (t)
     ['truncated mid-key', () => write('enab')],
     ['empty', () => write('')],
     ['only whitespace', () => write('\n\n  \n')],
-    ['binary garbage', () => writeFileSync(file, Buffer.from([0xff, 0xfe, 0x00, 0x3d, 0x0a]))],
+    ['binary garbage', () => write(Buffer.from([0xff, 0xfe, 0x00, 0x3d, 0x0a]))],
     ['a wrong type', () => write(good(true).replace('enabled = true', 'enabled = "yes"'))],
     ['a value out of range', () => write(good(true).replace('max_concurrent_requests = 8', 'max_concurrent_requests = 0'))],
     ['renamed over by a broken file', () => (writeFileSync(`${file}.new`, '[Bridge\n'), renameSync(`${file}.new`, file))],
