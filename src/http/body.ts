@@ -1,4 +1,4 @@
-import { BridgeError, badArgs } from '../errors/bridge-error.ts';
+import { badArgs, type BridgeError } from '../errors/bridge-error.ts';
 import { LIMITS } from '../limits.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
@@ -70,4 +70,3 @@ export function exceedsDepth(text: string, max: number): boolean {
   return false;
 }
 
-export { BridgeError };

@@ -63,7 +63,7 @@ export type GameThreadEvent =
   | { type: 'stopped' };
 
 /** Main loop → game thread, on the worker's own channel. */
-export type GameThreadControl = { type: 'stop' } | { type: 'info'; info: BridgeInfo };
+export type GameThreadControl = { type: 'stop' };
 
 /** workerData of the pool workers. */
 export interface PoolWorkerData {
