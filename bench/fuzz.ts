@@ -36,7 +36,10 @@ const target = { url: bridge.url, token: bridge.token };
 try {
   const commands = await capabilities(target);
   const oracle = new Oracle(commands);
-  const requests = fc.sample(requestArbitrary(commands, { samples: await samples(target), ...(values.capped ? { caps: TEST_CAPS } : {}) }), { seed: SEED, numRuns: CASES });
+  const requests = fc.sample(requestArbitrary(commands, { samples: await samples(target), ...(values.capped ? { caps: TEST_CAPS } : {}) }), {
+    seed: SEED,
+    numRuns: CASES,
+  });
   const prototypes = prototypeFingerprint();
   log(`${CASES} requests over ${commands.length} commands, seed ${SEED}${values.capped ? ', capped ranges' : ', full ranges'}; config ${configDir}`);
 
@@ -76,10 +79,16 @@ try {
   ];
   process.stdout.write(`\nbench:fuzz, seed ${SEED}\n`);
   for (const [line, ok] of checks) process.stdout.write(`${ok ? '  ' : '✗ '}${line}\n`);
-  process.stdout.write(`\nanswers by command, status and code:\n${[...byStatus].sort().map(([k, v]) => `  ${k}: ${v}`).join('\n')}\n`);
+  process.stdout.write(
+    `\nanswers by command, status and code:\n${[...byStatus]
+      .sort()
+      .map(([k, v]) => `  ${k}: ${v}`)
+      .join('\n')}\n`,
+  );
   if (problems.size > 0) {
     process.stdout.write(`\nproblems (kind × count, one example each):\n`);
-    for (const [kind, { count, example }] of [...problems].sort((a, b) => b[1].count - a[1].count)) process.stdout.write(`  ${count} × ${kind}\n      e.g. ${example}\n`);
+    for (const [kind, { count, example }] of [...problems].sort((a, b) => b[1].count - a[1].count))
+      process.stdout.write(`  ${count} × ${kind}\n      e.g. ${example}\n`);
   }
   process.exitCode = checks.every(([, ok]) => ok) ? 0 : 1;
 } finally {

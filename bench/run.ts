@@ -58,7 +58,14 @@ async function references() {
   const hono = await startServer('bare-hono.ts');
   const honoGet = await measure('bare hono GET', () => load({ url: `${hono.url}/health`, connections: 8, duration: DURATION }));
   const honoPost = await measure('bare hono POST', () =>
-    load({ url: `${hono.url}/cmd`, connections: 8, duration: DURATION, method: 'POST', headers: { 'content-type': 'application/json' }, body: cmdBody('get_world_state') }),
+    load({
+      url: `${hono.url}/cmd`,
+      connections: 8,
+      duration: DURATION,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: cmdBody('get_world_state'),
+    }),
   );
   await hono.stop();
   rows.push({ scenario: 'bare node:http GET (reference)', value: nodeGet.rps, unit: 'req/s', p50: nodeGet.p50, p99: nodeGet.p99 });
@@ -81,12 +88,48 @@ async function throughput(ref: { honoGet: LoadResult; honoPost: LoadResult }) {
   await bridge.request('gc');
   const warm = await bridge.request<BridgeStatsReply>('stats');
   raw.memoryWarm = warm;
-  const caps = await measure('GET /capabilities', () => sampled(bridge, load({ url: `${bridge.url}/capabilities`, connections: 8, duration: DURATION, headers: auth(bridge.token) })));
-  rows.push({ scenario: 'GET /capabilities', value: caps.rps, unit: 'req/s', p50: caps.p50, p99: caps.p99, ratio: caps.rps / ref.honoGet.rps, target: '≥ 0.9× hono GET', ok: caps.rps / ref.honoGet.rps >= 0.9 });
-  const health = await measure('GET /health', () => sampled(bridge, load({ url: `${bridge.url}/health`, connections: 8, duration: DURATION, headers: auth(bridge.token) })));
-  rows.push({ scenario: 'GET /health (gated, 8 conn)', value: health.rps, unit: 'req/s', p50: health.p50, p99: health.p99, ratio: health.rps / ref.honoGet.rps, target: '≥ 0.8× hono GET, p99 ≤ 2 ms', ok: health.rps / ref.honoGet.rps >= 0.8 && health.p99 <= 2 });
-  const whoami = await measure('POST whoami', () => sampled(bridge, load({ url: `${bridge.url}/cmd`, connections: 8, duration: DURATION, method: 'POST', headers: jsonAuth(bridge.token), body: cmdBody('whoami') })));
-  rows.push({ scenario: 'POST /cmd whoami (pool)', value: whoami.rps, unit: 'req/s', p50: whoami.p50, p99: whoami.p99, ratio: whoami.rps / ref.honoPost.rps, target: '≥ 0.4× hono POST', ok: whoami.rps / ref.honoPost.rps >= 0.4 });
+  const caps = await measure('GET /capabilities', () =>
+    sampled(bridge, load({ url: `${bridge.url}/capabilities`, connections: 8, duration: DURATION, headers: auth(bridge.token) })),
+  );
+  rows.push({
+    scenario: 'GET /capabilities',
+    value: caps.rps,
+    unit: 'req/s',
+    p50: caps.p50,
+    p99: caps.p99,
+    ratio: caps.rps / ref.honoGet.rps,
+    target: '≥ 0.9× hono GET',
+    ok: caps.rps / ref.honoGet.rps >= 0.9,
+  });
+  const health = await measure('GET /health', () =>
+    sampled(bridge, load({ url: `${bridge.url}/health`, connections: 8, duration: DURATION, headers: auth(bridge.token) })),
+  );
+  rows.push({
+    scenario: 'GET /health (gated, 8 conn)',
+    value: health.rps,
+    unit: 'req/s',
+    p50: health.p50,
+    p99: health.p99,
+    ratio: health.rps / ref.honoGet.rps,
+    target: '≥ 0.8× hono GET, p99 ≤ 2 ms',
+    ok: health.rps / ref.honoGet.rps >= 0.8 && health.p99 <= 2,
+  });
+  const whoami = await measure('POST whoami', () =>
+    sampled(
+      bridge,
+      load({ url: `${bridge.url}/cmd`, connections: 8, duration: DURATION, method: 'POST', headers: jsonAuth(bridge.token), body: cmdBody('whoami') }),
+    ),
+  );
+  rows.push({
+    scenario: 'POST /cmd whoami (pool)',
+    value: whoami.rps,
+    unit: 'req/s',
+    p50: whoami.p50,
+    p99: whoami.p99,
+    ratio: whoami.rps / ref.honoPost.rps,
+    target: '≥ 0.4× hono POST',
+    ok: whoami.rps / ref.honoPost.rps >= 0.4,
+  });
 
   const reads = [cmdBody('get_world_state'), cmdBody('get_tile', { x: 10, y: 10 }), cmdBody('list_kingdoms'), cmdBody('get_ui_state')];
   const actions = [cmdBody('paint_tile', { x: 20, y: 20, tile_id: 'grass' }), cmdBody('spawn', { entity_id: 'sheep', x: 30, y: 30 })];
@@ -96,19 +139,38 @@ async function throughput(ref: { honoGet: LoadResult; honoPost: LoadResult }) {
     { method: 'POST', path: '/cmd', headers: jsonAuth(bridge.token), body: cmdBody('get_tile', { x: 'ten' }) },
   ];
   const mixed = await measure('mixed', () => sampled(bridge, load({ url: bridge.url, connections: 8, duration: DURATION, requests })));
-  rows.push({ scenario: 'mixed 80% reads / 15% actions / 5% invalid', value: mixed.rps, unit: 'req/s', p50: mixed.p50, p99: mixed.p99, note: `status ${JSON.stringify(mixed.statusCodes)}` });
+  rows.push({
+    scenario: 'mixed 80% reads / 15% actions / 5% invalid',
+    value: mixed.rps,
+    unit: 'req/s',
+    p50: mixed.p50,
+    p99: mixed.p99,
+    note: `status ${JSON.stringify(mixed.statusCodes)}`,
+  });
   await bridge.request('gc');
   const after = await bridge.request<BridgeStatsReply>('stats');
   raw.memoryAfter = after;
   const peak = Math.max(...rssSamples, after.rss);
   rows.push({ scenario: 'RSS peak under load', value: peak / 2 ** 20, unit: 'MB' });
   const growth = (after.heap - warm.heap) / warm.heap;
-  rows.push({ scenario: 'main-thread heap after the runs vs warmed-up (after GC)', value: growth * 100, unit: '%', target: 'no growth (≤ 10%)', ok: growth <= 0.1, note: `RSS warm ${(warm.rss / 2 ** 20).toFixed(0)} MB, after ${(after.rss / 2 ** 20).toFixed(0)} MB` });
+  rows.push({
+    scenario: 'main-thread heap after the runs vs warmed-up (after GC)',
+    value: growth * 100,
+    unit: '%',
+    target: 'no growth (≤ 10%)',
+    ok: growth <= 0.1,
+    note: `RSS warm ${(warm.rss / 2 ** 20).toFixed(0)} MB, after ${(after.rss / 2 ** 20).toFixed(0)} MB`,
+  });
   await bridge.stop();
 }
 
 async function mainThread() {
-  for (const [connections, slots] of [[8, 8], [64, 8], [8, 64], [64, 64]] as const) {
+  for (const [connections, slots] of [
+    [8, 8],
+    [64, 8],
+    [8, 64],
+    [64, 64],
+  ] as const) {
     const bridge = await startBridgeProcess({ configDir: configDir({ slots }) });
     const result = await measure(`get_world_state c${connections} s${slots}`, () =>
       load({ url: `${bridge.url}/cmd`, connections, duration: DURATION, method: 'POST', headers: jsonAuth(bridge.token), body: cmdBody('get_world_state') }),
@@ -163,7 +225,10 @@ async function saturation() {
   const holders = Array.from({ length: 8 }, (_, i) => post(bridge, 'invoke_power', { power_id: powerId, x: 10 + i, y: 10, pulses: 200 }));
   while ((await bridge.request<BridgeStatsReply>('stats')).stats.slotsInUse < 8) await new Promise((r) => setTimeout(r, 20));
   const waits = await Promise.all(Array.from({ length: 16 }, () => post(bridge, 'get_world_state')));
-  const busy = waits.filter((w) => w.status === 503).map((w) => w.ms / 1000).sort((a, b) => a - b);
+  const busy = waits
+    .filter((w) => w.status === 503)
+    .map((w) => w.ms / 1000)
+    .sort((a, b) => a - b);
   const median = busy[Math.floor(busy.length / 2)] ?? NaN;
   rows.push({
     scenario: 'time to 503 BUSY while saturated (16 waiters)',
@@ -174,10 +239,39 @@ async function saturation() {
     note: `min ${busy[0]?.toFixed(3)} / median ${median.toFixed(3)} / max ${busy[busy.length - 1]?.toFixed(3)} s`,
   });
   const during = await load({ url: `${bridge.url}/capabilities`, connections: 8, duration: window, headers: auth(bridge.token) });
-  rows.push({ scenario: 'GET /capabilities while saturated', value: during.rps, unit: 'req/s', p50: during.p50, p99: during.p99, ratio: during.rps / before.rps, target: '≥ 0.8× unsaturated', ok: during.rps / before.rps >= 0.8 });
-  const unauthorized = await load({ url: `${bridge.url}/cmd`, connections: 8, duration: window, method: 'POST', headers: jsonAuth('wrong-token'), body: cmdBody('get_world_state') });
-  rows.push({ scenario: '401 for bad tokens while saturated', value: unauthorized.p50, unit: 'ms p50', p99: unauthorized.p99, note: `${unauthorized.rps.toFixed(0)} req/s, status ${JSON.stringify(unauthorized.statusCodes)}`, ok: (unauthorized.statusCodes['401'] ?? 0) === unauthorized.total });
-  raw.saturation = { busy, before, during, unauthorized, holders: (await Promise.all(holders)).map((h) => ({ status: h.status, s: h.ms / 1000, stopped: h.body.result?.stopped })) };
+  rows.push({
+    scenario: 'GET /capabilities while saturated',
+    value: during.rps,
+    unit: 'req/s',
+    p50: during.p50,
+    p99: during.p99,
+    ratio: during.rps / before.rps,
+    target: '≥ 0.8× unsaturated',
+    ok: during.rps / before.rps >= 0.8,
+  });
+  const unauthorized = await load({
+    url: `${bridge.url}/cmd`,
+    connections: 8,
+    duration: window,
+    method: 'POST',
+    headers: jsonAuth('wrong-token'),
+    body: cmdBody('get_world_state'),
+  });
+  rows.push({
+    scenario: '401 for bad tokens while saturated',
+    value: unauthorized.p50,
+    unit: 'ms p50',
+    p99: unauthorized.p99,
+    note: `${unauthorized.rps.toFixed(0)} req/s, status ${JSON.stringify(unauthorized.statusCodes)}`,
+    ok: (unauthorized.statusCodes['401'] ?? 0) === unauthorized.total,
+  });
+  raw.saturation = {
+    busy,
+    before,
+    during,
+    unauthorized,
+    holders: (await Promise.all(holders)).map((h) => ({ status: h.status, s: h.ms / 1000, stopped: h.body.result?.stopped })),
+  };
   await bridge.stop();
 }
 
@@ -206,7 +300,10 @@ async function mainThreadTimeout() {
   const stall = post(bridge, 'pause');
   while (((await bridge.request<BridgeStatsReply>('stats')).counters?.[1] ?? 0) < 1) await new Promise((r) => setTimeout(r, 20));
   const queued = await Promise.all(Array.from({ length: 8 }, () => post(bridge, 'get_world_state')));
-  const times = queued.filter((q) => q.status === 504).map((q) => q.ms / 1000).sort((a, b) => a - b);
+  const times = queued
+    .filter((q) => q.status === 504)
+    .map((q) => q.ms / 1000)
+    .sort((a, b) => a - b);
   await stall;
   await new Promise((r) => setTimeout(r, 1000)); // frames after the stall
   const ran = (await bridge.request<BridgeStatsReply>('stats')).counters?.[0] ?? -1;
@@ -233,7 +330,13 @@ if (want('saturation')) await saturation();
 if (want('registry')) await registry();
 if (want('timeout')) await mainThreadTimeout();
 
-const machine = { cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), os: `${osType()} ${release()}`, node: process.version };
+const machine = {
+  cpus: cpus().length,
+  cpu: cpus()[0]?.model ?? 'unknown',
+  memoryGiB: Math.round(totalmem() / 2 ** 30),
+  os: `${osType()} ${release()}`,
+  node: process.version,
+};
 const settings = { durationS: DURATION, fps: FPS, connections: 'as listed', quick: Boolean(values.quick), totalS: Math.round((Date.now() - started) / 1000) };
 process.stdout.write(`${formatTable(rows)}\n`);
 const date = new Date().toISOString().slice(0, 10);

@@ -46,7 +46,13 @@ interface Call {
   contentType?: string | null;
 }
 
-const json = (name: string, args?: unknown): Call => ({ kind: 'valid', name, method: 'POST', path: '/cmd', body: JSON.stringify(args === undefined ? { name } : { name, args }) });
+const json = (name: string, args?: unknown): Call => ({
+  kind: 'valid',
+  name,
+  method: 'POST',
+  path: '/cmd',
+  body: JSON.stringify(args === undefined ? { name } : { name, args }),
+});
 const rnd = (n: number) => Math.floor(Math.random() * n);
 const SAVE_NAMES = ['soak-a', 'soak-b'];
 let saved = false;
@@ -72,7 +78,13 @@ function validCall(): Call {
     return reads[rnd(reads.length)]!();
   }
   if (r < 207) {
-    const pool = [() => json('whoami'), () => json('session_info'), () => json('recv_messages', { max: 20 }), () => json('send_message', { to: '*', content: 'soak' }), () => json('health')];
+    const pool = [
+      () => json('whoami'),
+      () => json('session_info'),
+      () => json('recv_messages', { max: 20 }),
+      () => json('send_message', { to: '*', content: 'soak' }),
+      () => json('health'),
+    ];
     return pool[rnd(pool.length)]!();
   }
   const actions = [
@@ -144,7 +156,9 @@ function judge(call: Call, outcome: Outcome): void {
   count(`${call.kind} ${outcome.status}${outcome.code ? ` ${outcome.code} ${call.name}` : ''}`);
   if (call.name === 'save_world' && outcome.status === 200) saved = true;
   if (call.name === 'save_world' && outcome.status === 422 && outcome.at - lastLoadAt > 5) {
-    unexpected.push(`${outcome.at.toFixed(1)} s save_world refused ${(outcome.at - lastLoadAt).toFixed(0)} s after the last load_world began: world_loading is stuck (${outcome.message.slice(0, 80)})`);
+    unexpected.push(
+      `${outcome.at.toFixed(1)} s save_world refused ${(outcome.at - lastLoadAt).toFixed(0)} s after the last load_world began: world_loading is stuck (${outcome.message.slice(0, 80)})`,
+    );
     return;
   }
   if (typeof outcome.status === 'number' && outcome.status >= 500) {
@@ -216,23 +230,31 @@ process.once('SIGINT', () => {
 });
 
 // Paint with the land tiles of this game build.
-const tiles = await fetch(`${bridge.url}/cmd`, { method: 'POST', headers: { authorization: `Bearer ${bridge.token}`, 'content-type': 'application/json' }, body: '{"name":"list_tiles"}' });
+const tiles = await fetch(`${bridge.url}/cmd`, {
+  method: 'POST',
+  headers: { authorization: `Bearer ${bridge.token}`, 'content-type': 'application/json' },
+  body: '{"name":"list_tiles"}',
+});
 const tileItems = ((await tiles.json()) as { result?: { items?: Array<{ id: string; water?: boolean }> } }).result?.items ?? [];
 if (tileItems.length > 0) landTiles = tileItems.filter((tile) => !tile.water).map((tile) => tile.id);
 
 // Warm-up, then the capacity of this machine for the mix: closed loop, one client per slot.
 const warmUntil = performance.now() + 5000;
-await Promise.all(Array.from({ length: SLOTS }, async () => {
-  while (performance.now() < warmUntil) await perform(bridge, validCall());
-}));
+await Promise.all(
+  Array.from({ length: SLOTS }, async () => {
+    while (performance.now() < warmUntil) await perform(bridge, validCall());
+  }),
+);
 let completed = 0;
 const capacityUntil = performance.now() + CAPACITY_S * 1000;
-await Promise.all(Array.from({ length: SLOTS }, async () => {
-  while (performance.now() < capacityUntil) {
-    await perform(bridge, validCall());
-    completed++;
-  }
-}));
+await Promise.all(
+  Array.from({ length: SLOTS }, async () => {
+    while (performance.now() < capacityUntil) {
+      await perform(bridge, validCall());
+      completed++;
+    }
+  }),
+);
 const capacity = completed / CAPACITY_S;
 const rate = capacity / 2;
 log(`capacity ${capacity.toFixed(0)} req/s with ${SLOTS} clients; the soak runs open-loop at ${rate.toFixed(0)} req/s`);
@@ -279,16 +301,32 @@ while (!stopping && performance.now() < runUntil) {
     log(`${now().toFixed(0)} s: killing a pool worker`);
     // Alternately: the worker dies inside screenshot (no world state involved) or inside load_world
     // (after it marked the world as loading).
-    launch(kills.length % 2 === 1
-      ? { kind: 'kill', name: 'screenshot (worker exits)', method: 'POST', path: '/cmd', body: JSON.stringify({ name: 'screenshot', args: { max_dimension: EXIT_DIMENSION } }) }
-      : { kind: 'kill', name: 'load_world (worker exits)', method: 'POST', path: '/cmd', body: JSON.stringify({ name: 'load_world', args: { bytes_b64: Buffer.from(EXIT_SAVE, 'latin1').toString('base64') } }) });
+    launch(
+      kills.length % 2 === 1
+        ? {
+            kind: 'kill',
+            name: 'screenshot (worker exits)',
+            method: 'POST',
+            path: '/cmd',
+            body: JSON.stringify({ name: 'screenshot', args: { max_dimension: EXIT_DIMENSION } }),
+          }
+        : {
+            kind: 'kill',
+            name: 'load_world (worker exits)',
+            method: 'POST',
+            path: '/cmd',
+            body: JSON.stringify({ name: 'load_world', args: { bytes_b64: Buffer.from(EXIT_SAVE, 'latin1').toString('base64') } }),
+          },
+    );
   }
   if (tick >= nextSample) {
     nextSample += SAMPLE_S * 1000;
     const gc = tick >= nextGc;
     if (gc) nextGc += GC_EVERY_S * 1000;
     const s = await sample(bridge, gc);
-    log(`${s.t} s: ${sent} sent, ${inFlight} in flight, slots ${s.slotsInUse}, heap ${s.heapMB.toFixed(1)} MB${gc ? ' (after GC)' : ''}, RSS ${s.rssMB.toFixed(0)} MB, fds ${s.fds}, threads ${s.threads}, pool ${s.poolThreads}`);
+    log(
+      `${s.t} s: ${sent} sent, ${inFlight} in flight, slots ${s.slotsInUse}, heap ${s.heapMB.toFixed(1)} MB${gc ? ' (after GC)' : ''}, RSS ${s.rssMB.toFixed(0)} MB, fds ${s.fds}, threads ${s.threads}, pool ${s.poolThreads}`,
+    );
   }
   await sleep(10);
 }
@@ -314,17 +352,42 @@ const byKind = (kind: string) => [...tally].filter(([k]) => k.startsWith(`${kind
 const rows: Array<[string, string, string, boolean]> = [
   ['duration', `${MINUTES} min${values.quick ? ' (quick)' : ''}`, '', true],
   ['capacity (closed loop, 8 clients)', `${capacity.toFixed(0)} req/s`, '', true],
-  ['offered load (open loop)', `${rate.toFixed(0)} req/s, ${sent} requests, ${shed} shed (over ${MAX_IN_FLIGHT} in flight)`, 'half capacity, < 1% shed', shed < sent / 100],
+  [
+    'offered load (open loop)',
+    `${rate.toFixed(0)} req/s, ${sent} requests, ${shed} shed (over ${MAX_IN_FLIGHT} in flight)`,
+    'half capacity, < 1% shed',
+    shed < sent / 100,
+  ],
   ['aborted mid-flight', `${byKind('abort')} (${((100 * byKind('abort')) / Math.max(1, sent)).toFixed(2)}%)`, '1%', true],
-  ['malformed', `${byKind('bad')} (${((100 * byKind('bad')) / Math.max(1, sent)).toFixed(2)}%), all 400 BAD_ARGS: ${unexpected.filter((u) => u.includes(' bad ')).length === 0}`, '1%, all 400', unexpected.filter((u) => u.includes(' bad ')).length === 0],
-  ['pool workers killed', `${kills.length} (every ${KILL_EVERY_S} s), pool back to ${last.poolThreads} threads`, 'replaced', last.poolThreads === first.poolThreads],
-  ['heap after GC, start → end', `${first.heapMB.toFixed(1)} → ${last.heapMB.toFixed(1)} MB (${(heapDrift * 100).toFixed(1)}%)`, '< 10% drift', heapDrift < 0.1],
+  [
+    'malformed',
+    `${byKind('bad')} (${((100 * byKind('bad')) / Math.max(1, sent)).toFixed(2)}%), all 400 BAD_ARGS: ${unexpected.filter((u) => u.includes(' bad ')).length === 0}`,
+    '1%, all 400',
+    unexpected.filter((u) => u.includes(' bad ')).length === 0,
+  ],
+  [
+    'pool workers killed',
+    `${kills.length} (every ${KILL_EVERY_S} s), pool back to ${last.poolThreads} threads`,
+    'replaced',
+    last.poolThreads === first.poolThreads,
+  ],
+  [
+    'heap after GC, start → end',
+    `${first.heapMB.toFixed(1)} → ${last.heapMB.toFixed(1)} MB (${(heapDrift * 100).toFixed(1)}%)`,
+    '< 10% drift',
+    heapDrift < 0.1,
+  ],
   ['heap after GC, every sample', gcSamples.map((s) => s.heapMB.toFixed(1)).join(' '), '', true],
   ['RSS, start → end (max)', `${first.rssMB.toFixed(0)} → ${last.rssMB.toFixed(0)} MB (${Math.max(...samples.map((s) => s.rssMB)).toFixed(0)})`, '', true],
   ['open fds, start → end (idle)', `${first.fds} → ${last.fds}`, 'flat: no growth', fdsDelta === null || fdsDelta <= 2],
   ['threads, start → end (idle)', `${first.threads} → ${last.threads}`, 'flat', threadsDelta === null || threadsDelta === 0],
   ['slots in use / waiting at the end', `${last.slotsInUse} / ${last.waiting}`, '0 / 0', last.slotsInUse === 0 && last.waiting === 0],
-  ['5xx: kill requests', `${fiveHundreds.filter((f) => f.kind === 'kill').length} GAME_CRASH of ${kills.length}`, 'one each', fiveHundreds.filter((f) => f.kind === 'kill').length === kills.length],
+  [
+    '5xx: kill requests',
+    `${fiveHundreds.filter((f) => f.kind === 'kill').length} GAME_CRASH of ${kills.length}`,
+    'one each',
+    fiveHundreds.filter((f) => f.kind === 'kill').length === kills.length,
+  ],
   ['5xx: collateral of a kill (same worker)', `${collateral.length}`, '', true],
   ['5xx: unexpected', `${unexpected5xx.length}${unexpected5xx.length ? ` ${JSON.stringify(unexpected5xx.slice(0, 5))}` : ''}`, '0', unexpected5xx.length === 0],
   ['other unexpected answers', `${unexpected.length}`, '0', unexpected.length === 0],
@@ -332,11 +395,15 @@ const rows: Array<[string, string, string, boolean]> = [
 ];
 const width = Math.max(...rows.map(([name]) => name.length));
 process.stdout.write(`\nsoak on ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}\n`);
-for (const [name, value, target, ok] of rows) process.stdout.write(`${ok ? '  ' : '✗ '}${name.padEnd(width)}  ${value}${target ? `  (target: ${target})` : ''}\n`);
+for (const [name, value, target, ok] of rows)
+  process.stdout.write(`${ok ? '  ' : '✗ '}${name.padEnd(width)}  ${value}${target ? `  (target: ${target})` : ''}\n`);
 process.stdout.write(`\nanswers by kind and status: ${JSON.stringify(Object.fromEntries([...tally].sort()))}\n`);
 if (unexpected.length > 0) process.stdout.write(`\nunexpected answers (first 20):\n  ${unexpected.slice(0, 20).join('\n  ')}\n`);
 if (values.json) {
-  writeFileSync(values.json, `${JSON.stringify({ minutes: MINUTES, quick: Boolean(values.quick), capacity, rate, sent, shed, kills, samples, tally: Object.fromEntries(tally), fiveHundreds, unexpected, rows }, null, 2)}\n`);
+  writeFileSync(
+    values.json,
+    `${JSON.stringify({ minutes: MINUTES, quick: Boolean(values.quick), capacity, rate, sent, shed, kills, samples, tally: Object.fromEntries(tally), fiveHundreds, unexpected, rows }, null, 2)}\n`,
+  );
   log(`figures written to ${values.json}`);
 }
 process.exitCode = rows.every(([, , , ok]) => ok) ? 0 : 1;

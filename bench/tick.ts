@@ -28,8 +28,21 @@ const BUDGET_MS = quick ? 1_200 : 5_000;
 
 // Roughly what a busy world holds: people, grazers, hunters, fish, and a few monsters.
 const MIX: ReadonlyArray<readonly [string, number]> = [
-  ['human', 10], ['elf', 8], ['orc', 8], ['dwarf', 8], ['sheep', 12], ['cow', 8], ['chicken', 8], ['rabbit', 10],
-  ['wolf', 4], ['fox', 3], ['bear', 2], ['cat', 2], ['fish', 6], ['zombie', 1], ['skeleton', 1],
+  ['human', 10],
+  ['elf', 8],
+  ['orc', 8],
+  ['dwarf', 8],
+  ['sheep', 12],
+  ['cow', 8],
+  ['chicken', 8],
+  ['rabbit', 10],
+  ['wolf', 4],
+  ['fox', 3],
+  ['bear', 2],
+  ['cat', 2],
+  ['fish', 6],
+  ['zombie', 1],
+  ['skeleton', 1],
 ];
 const MIX_TOTAL = MIX.reduce((sum, [, weight]) => sum + weight, 0);
 
@@ -89,8 +102,13 @@ function measure(base: SandboxSnapshot, count: number): Row {
   times.sort((a, b) => a - b);
   cpu.sort((a, b) => a - b);
   return {
-    size: `${w.width}²`, actors: count, ticks: times.length, median: percentile(times, 0.5), p95: percentile(times, 0.95),
-    cpu: percentile(cpu, 0.5), endPopulation: w.population,
+    size: `${w.width}²`,
+    actors: count,
+    ticks: times.length,
+    median: percentile(times, 0.5),
+    p95: percentile(times, 0.95),
+    cpu: percentile(cpu, 0.5),
+    endPopulation: w.population,
   };
 }
 
@@ -106,15 +124,30 @@ for (const zones of SIZES) {
 }
 
 const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-console.log(`\nsandbox tick benchmark${quick ? ' (--quick)' : ''}: node ${process.version}, ${WARMUP} warm-up ticks, up to ${MAX_TICKS} timed ticks or ${BUDGET_MS / 1000} s per case\n`);
+console.log(
+  `\nsandbox tick benchmark${quick ? ' (--quick)' : ''}: node ${process.version}, ${WARMUP} warm-up ticks, up to ${MAX_TICKS} timed ticks or ${BUDGET_MS / 1000} s per case\n`,
+);
 console.log(line(['world', 'actors', 'ticks', 'median ms', 'p95 ms', 'cpu ms (median)', 'population at end', '']));
 console.log(line(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---']));
 let over = false;
 for (const r of rows) {
   const flagged = r.size === '1024²' && r.actors === 50_000 && (r.median > TARGET_MS || r.p95 > TARGET_MS);
   over ||= flagged;
-  console.log(line([r.size, String(r.actors), String(r.ticks), r.median.toFixed(2), r.p95.toFixed(2), r.cpu.toFixed(2), String(r.endPopulation), flagged ? `OVER ${TARGET_MS} ms` : '']));
+  console.log(
+    line([
+      r.size,
+      String(r.actors),
+      String(r.ticks),
+      r.median.toFixed(2),
+      r.p95.toFixed(2),
+      r.cpu.toFixed(2),
+      String(r.endPopulation),
+      flagged ? `OVER ${TARGET_MS} ms` : '',
+    ]),
+  );
 }
 const busy = rows.some((r) => r.median > r.cpu * 1.3 + 0.2);
 if (busy) console.log('\nnote: wall time well above CPU time: other processes shared the CPU, so the wall figures are inflated');
-console.log(`\ntarget: 1024² with 50k actors under ${TARGET_MS} ms a tick: ${over ? 'MISSED' : 'met'} (total ${((performance.now() - began) / 1000).toFixed(1)} s)`);
+console.log(
+  `\ntarget: 1024² with 50k actors under ${TARGET_MS} ms a tick: ${over ? 'MISSED' : 'met'} (total ${((performance.now() - began) / 1000).toFixed(1)} s)`,
+);

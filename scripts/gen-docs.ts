@@ -64,7 +64,9 @@ function argRows(schema: Schema, prefix = ''): string[] {
   for (const [name, prop] of Object.entries(schema.properties ?? {})) {
     const fullName = `${prefix}${name}`;
     const fallback = prop.default === undefined ? '' : `\`${JSON.stringify(prop.default)}\``;
-    rows.push(`| \`${cell(fullName)}\` | ${cell(typeOf(prop))} | ${required.has(name) ? 'yes' : 'no'} | ${cell(fallback)} | ${cell(constraintsOf(prop))} | ${cell(String(prop.description ?? ''))} |`);
+    rows.push(
+      `| \`${cell(fullName)}\` | ${cell(typeOf(prop))} | ${required.has(name) ? 'yes' : 'no'} | ${cell(fallback)} | ${cell(constraintsOf(prop))} | ${cell(String(prop.description ?? ''))} |`,
+    );
     if (prop.type === 'object' && prop.properties) rows.push(...argRows(prop, `${fullName}.`));
   }
   return rows;
@@ -81,7 +83,11 @@ function permissionOf(rule: PermissionRule | undefined): string {
 function resultFields(schema: Schema): string {
   const variants = schema.anyOf ?? [schema];
   return variants
-    .map((variant) => Object.entries(variant.properties ?? {}).map(([name]) => `\`${name}\`${(variant.required ?? []).includes(name) ? '' : '?'}`).join(', '))
+    .map((variant) =>
+      Object.entries(variant.properties ?? {})
+        .map(([name]) => `\`${name}\`${(variant.required ?? []).includes(name) ? '' : '?'}`)
+        .join(', '),
+    )
     .join('; or ');
 }
 
@@ -145,7 +151,7 @@ async function main(): Promise<void> {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   main().catch((err: unknown) => {
-    process.stderr.write(`gen-docs: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.stderr.write(`gen-docs: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exitCode = 1;
   });
 }

@@ -31,7 +31,7 @@ export async function main(argv: string[]): Promise<void> {
     // 0 asks the system for a free port (the startup line shows which).
     if (!/^\d+$/.test(values.port) || port > 65535) fatal(`--port ${values.port} is not allowed; allowed: an integer from 1 to 65535 (0: any free port)`);
   }
-  let bridge;
+  let bridge: Awaited<ReturnType<typeof startBridge>>;
   try {
     bridge = await startBridge({
       ...(values['config-dir'] === undefined ? {} : { configDir: values['config-dir'] }),

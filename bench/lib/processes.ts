@@ -28,7 +28,9 @@ export interface LoadOptions {
 /** One autocannon run in its own process; bounded by `duration` (+ a grace). */
 export function load(options: LoadOptions): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...TSX, new URL('../load.ts', import.meta.url).pathname, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...TSX, new URL('../load.ts', import.meta.url).pathname, JSON.stringify(options)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), (options.duration + 30) * 1000);
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -72,7 +74,15 @@ export interface BridgeStatsReply {
   stats: {
     slotsInUse: number;
     waiting: number;
-    frames: { frames: number; busyFrames: number; actions: number; fullFrames: number; fullFrameOverheadMsAvg: number; fullFrameOverheadMsMax: number; busyFrameOverheadMsAvg: number };
+    frames: {
+      frames: number;
+      busyFrames: number;
+      actions: number;
+      fullFrames: number;
+      fullFrameOverheadMsAvg: number;
+      fullFrameOverheadMsMax: number;
+      busyFrameOverheadMsAvg: number;
+    };
   };
   rss: number;
   heap: number;
@@ -80,7 +90,12 @@ export interface BridgeStatsReply {
 }
 
 /** The bridge in a forked process with an IPC channel for stats. */
-export function startBridgeProcess(options: { configDir: string; game?: string; counters?: boolean; gameOptions?: Record<string, unknown> }): Promise<BridgeProcess> {
+export function startBridgeProcess(options: {
+  configDir: string;
+  game?: string;
+  counters?: boolean;
+  gameOptions?: Record<string, unknown>;
+}): Promise<BridgeProcess> {
   return new Promise((resolve, reject) => {
     // The compiled bridge (npm run bench builds it first), as npm start runs it.
     const child = fork(new URL('../servers/bridge.mjs', import.meta.url).pathname, [JSON.stringify(options)], {

@@ -16,7 +16,16 @@ const fmt = (n: number | undefined, digits = 2) => (n === undefined || Number.is
 const mark = (row: Row) => (row.ok === undefined ? '' : row.ok ? 'ok' : 'MISS');
 
 function cells(row: Row): string[] {
-  return [row.scenario, `${fmt(row.value)} ${row.unit}`, fmt(row.p50), fmt(row.p99), row.ratio === undefined ? '' : `${row.ratio.toFixed(2)}×`, row.target ?? '', mark(row), row.note ?? ''];
+  return [
+    row.scenario,
+    `${fmt(row.value)} ${row.unit}`,
+    fmt(row.p50),
+    fmt(row.p99),
+    row.ratio === undefined ? '' : `${row.ratio.toFixed(2)}×`,
+    row.target ?? '',
+    mark(row),
+    row.note ?? '',
+  ];
 }
 
 const HEAD = ['scenario', 'value', 'p50 ms', 'p99 ms', 'ratio', 'target', '', 'note'];
@@ -24,11 +33,27 @@ const HEAD = ['scenario', 'value', 'p50 ms', 'p99 ms', 'ratio', 'target', '', 'n
 export function formatTable(rows: Row[]): string {
   const all = [HEAD, ...rows.map(cells)];
   const widths = HEAD.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  return all.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  return all
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 export function writeReport(file: URL, report: { date: string; machine: Record<string, unknown>; settings: Record<string, unknown>; rows: Row[] }): void {
-  const table = [`| ${HEAD.join(' | ')} |`, `|${HEAD.map(() => '---').join('|')}|`, ...report.rows.map((r) => `| ${cells(r).map((c) => c.replaceAll('|', '\\|')).join(' | ')} |`)];
+  const table = [
+    `| ${HEAD.join(' | ')} |`,
+    `|${HEAD.map(() => '---').join('|')}|`,
+    ...report.rows.map(
+      (r) =>
+        `| ${cells(r)
+          .map((c) => c.replaceAll('|', '\\|'))
+          .join(' | ')} |`,
+    ),
+  ];
   const text = `# Benchmarks
 
 Measured by \`npm run bench\` on ${report.date}. Every ratio compares figures taken in the same run on
@@ -37,7 +62,9 @@ the same machine, so a noisy shared machine moves both sides together. The bench
 loopback only.
 
 Machine: ${report.machine.cpus} × ${report.machine.cpu}, ${report.machine.memoryGiB} GiB, ${report.machine.os}, Node ${report.machine.node}.
-Settings: ${Object.entries(report.settings).map(([k, v]) => `${k} ${v}`).join(', ')}.
+Settings: ${Object.entries(report.settings)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')}.
 
 ${table.join('\n')}
 

@@ -2,7 +2,7 @@
 import { createServer } from 'node:http';
 
 const body = JSON.stringify({ ok: true, tick: 1 });
-const server = createServer((req, res) => {
+const server = createServer((_req, res) => {
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 });

@@ -50,7 +50,7 @@ function parseJson(raw: string, key: string): unknown {
 function schemaAt(schema: Schema | undefined, path: string[]): Schema | undefined {
   let current = schema;
   for (const segment of path) {
-    const properties = current?.['properties'];
+    const properties = current?.properties;
     current = isRecord(properties) && isRecord(properties[segment]) ? (properties[segment] as Schema) : undefined;
   }
   return current;
@@ -59,11 +59,11 @@ function schemaAt(schema: Schema | undefined, path: string[]): Schema | undefine
 /** The JSON types a schema admits: its `type`, and those of its anyOf/oneOf members and consts. */
 function typesOf(schema: Schema): Set<string> {
   const types = new Set<string>();
-  const type = schema['type'];
+  const type = schema.type;
   if (typeof type === 'string') types.add(type);
   if (Array.isArray(type)) for (const t of type) types.add(String(t));
-  if ('const' in schema) types.add(schema['const'] === null ? 'null' : typeof schema['const']);
-  if (Array.isArray(schema['enum'])) for (const v of schema['enum']) types.add(v === null ? 'null' : typeof v);
+  if ('const' in schema) types.add(schema.const === null ? 'null' : typeof schema.const);
+  if (Array.isArray(schema.enum)) for (const v of schema.enum) types.add(v === null ? 'null' : typeof v);
   for (const key of ['anyOf', 'oneOf']) {
     const members = schema[key];
     if (Array.isArray(members)) for (const member of members) if (isRecord(member)) for (const t of typesOf(member)) types.add(t);

@@ -20,7 +20,7 @@ export interface Connection {
  * when set, wins over the file's token (an agent's token in multi-agent mode).
  */
 export function resolveConnection(flags: ConnectFlags, env: NodeJS.ProcessEnv = process.env, optionalToken = false): Connection {
-  const envToken = env['GCB_TOKEN'] === undefined || env['GCB_TOKEN'] === '' ? undefined : env['GCB_TOKEN'];
+  const envToken = env.GCB_TOKEN === undefined || env.GCB_TOKEN === '' ? undefined : env.GCB_TOKEN;
   const configDir = flags['config-dir'] ?? DEFAULT_CONFIG_DIR;
   if (flags.url !== undefined) {
     let token = envToken;
@@ -28,7 +28,8 @@ export function resolveConnection(flags: ConnectFlags, env: NodeJS.ProcessEnv = 
       try {
         token = readBridgeConfig(configDir).token;
       } catch (err) {
-        if (!optionalToken) throw new ClientConfigError(`--url needs a token: set GCB_TOKEN (or pass --config-dir DIR whose bridge.toml has one); ${(err as Error).message}`);
+        if (!optionalToken)
+          throw new ClientConfigError(`--url needs a token: set GCB_TOKEN (or pass --config-dir DIR whose bridge.toml has one); ${(err as Error).message}`);
       }
     }
     if (token === undefined && !optionalToken) throw new ClientConfigError('--url needs a token: set GCB_TOKEN');

@@ -47,13 +47,13 @@ export async function runGcb(argv: readonly string[], io: Io = processIo()): Pro
   try {
     switch (sub) {
       case undefined:
-        io.err(HELP['main']!);
+        io.err(HELP.main!);
         return EXIT.USAGE;
       case '-h':
       case '--help':
-        return print(io, HELP['main']!);
+        return print(io, HELP.main!);
       case 'help':
-        return print(io, HELP[rest[0] ?? 'main'] ?? HELP['main']!);
+        return print(io, HELP[rest[0] ?? 'main'] ?? HELP.main!);
       case '-v':
       case '--version':
         return print(io, `${(await import('../version.ts')).MOD_VERSION}\n`);
@@ -79,7 +79,7 @@ export async function runGcb(argv: readonly string[], io: Io = processIo()): Pro
 
 /** decisions §1: `npm start` is this. The flags, startup line, signals and exit codes are main()'s own. */
 async function serve(argv: string[], io: Io): Promise<Outcome> {
-  if (argv.includes('--help') || argv.includes('-h')) return print(io, HELP['serve']!);
+  if (argv.includes('--help') || argv.includes('-h')) return print(io, HELP.serve!);
   const { main } = await import('../main.ts');
   await main(argv);
   return undefined;
@@ -87,7 +87,7 @@ async function serve(argv: string[], io: Io): Promise<Outcome> {
 
 async function health(argv: string[], io: Io): Promise<Outcome> {
   const { values } = parse(argv, CONNECT_OPTIONS, 'health');
-  if (values.help) return print(io, HELP['health']!);
+  if (values.help) return print(io, HELP.health!);
   const json = wantJson(io, values.json);
   const result = await client(values, io).health();
   return print(io, json ? `${JSON.stringify(result)}\n` : `${renderHealth(result)}\n`);
@@ -95,7 +95,7 @@ async function health(argv: string[], io: Io): Promise<Outcome> {
 
 async function capabilities(argv: string[], io: Io): Promise<Outcome> {
   const { values } = parse(argv, CONNECT_OPTIONS, 'capabilities');
-  if (values.help) return print(io, HELP['capabilities']!);
+  if (values.help) return print(io, HELP.capabilities!);
   const json = wantJson(io, values.json);
   const caps = await client(values, io).capabilities();
   return print(io, json ? `${JSON.stringify(caps)}\n` : renderCapabilities(caps));
@@ -116,7 +116,7 @@ async function call(argv: string[], io: Io): Promise<Outcome> {
     }
   }
   const { values, positionals } = parse(args, { ...CONNECT_OPTIONS, out: { type: 'string' } }, 'call', true);
-  if (values.help) return print(io, HELP['call']!);
+  if (values.help) return print(io, HELP.call!);
   const [name, ...pairs] = positionals;
   if (name === undefined) throw new UsageError('call needs a command name: gcb call NAME [key=value ...]');
   const json = wantJson(io, values.json);
@@ -136,7 +136,7 @@ async function call(argv: string[], io: Io): Promise<Outcome> {
 
 function token(argv: string[], io: Io): Outcome {
   const { values } = parse(argv, { 'config-dir': CONNECT_OPTIONS['config-dir'], json: CONNECT_OPTIONS.json, help: CONNECT_OPTIONS.help }, 'token');
-  if (values.help) return print(io, HELP['token']!);
+  if (values.help) return print(io, HELP.token!);
   const found = readBridgeConfig(values['config-dir']);
   if (found.token === undefined) throw new ClientConfigError(`${found.path} has no [Bridge] token`);
   // Raw unless asked: `export GCB_TOKEN=$(gcb token)` must get the token alone.
@@ -156,7 +156,7 @@ async function mcp(argv: string[], io: Io): Promise<Outcome> {
     },
     'mcp',
   );
-  if (values.help) return print(io, HELP['mcp']!);
+  if (values.help) return print(io, HELP.mcp!);
   const prefix = values['tool-prefix'] ?? DEFAULT_TOOL_PREFIX;
   if (!TOOL_PREFIX_PATTERN.test(prefix)) throw new UsageError(`--tool-prefix '${prefix}' is not allowed: at most 32 letters, digits, _ or -`);
   // The MCP SDK loads only here: the other subcommands start faster without it.
@@ -239,7 +239,7 @@ function wantJson(io: Io, flag: boolean | undefined): boolean {
 
 /** --out: an image result is written decoded; anything else as JSON. What is printed says where it went. */
 function writeOut(path: string, result: unknown): unknown {
-  if (typeof result === 'object' && result !== null && typeof (result as Record<string, unknown>)['base64'] === 'string') {
+  if (typeof result === 'object' && result !== null && typeof (result as Record<string, unknown>).base64 === 'string') {
     const { base64, ...rest } = result as Record<string, unknown>;
     writeFileSync(path, Buffer.from(base64 as string, 'base64'));
     return { ...rest, written_to: path };
@@ -264,6 +264,6 @@ function fail(err: unknown, io: Io): number {
   if (err instanceof UsageError) return EXIT.USAGE;
   if (err instanceof ClientConfigError) return EXIT.CONFIG;
   if (err instanceof BridgeConnectionError) return EXIT.UNREACHABLE;
-  if (io.env['GCB_DEBUG']) io.err(`${(err as Error)?.stack ?? ''}\n`);
+  if (io.env.GCB_DEBUG) io.err(`${(err as Error)?.stack ?? ''}\n`);
   return EXIT.INTERNAL;
 }

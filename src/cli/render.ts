@@ -60,37 +60,40 @@ export function renderHealth(health: HealthObject): string {
 }
 
 export function renderCapabilities(caps: Capabilities): string {
-  const head = `mod_version ${caps.mod_version}, game ${caps.game_version}, engine ${caps.engine_version}\n` +
+  const head =
+    `mod_version ${caps.mod_version}, game ${caps.game_version}, engine ${caps.engine_version}\n` +
     `game_assembly_sha256 ${caps.game_assembly_sha256}\n${caps.commands.length} commands:`;
   const width = Math.max(...caps.commands.map((c) => c.name.length), 4);
   const rows = caps.commands.map((c) => {
     const args = describeArgs(c.schema);
-    return `\n  ${c.name.padEnd(width)}  ${c.category}${c.requires_main_thread ? ', main thread' : ''}\n  ${' '.repeat(width)}  ${c.description}` +
-      (args ? `\n  ${' '.repeat(width)}  args: ${args}` : '');
+    return (
+      `\n  ${c.name.padEnd(width)}  ${c.category}${c.requires_main_thread ? ', main thread' : ''}\n  ${' '.repeat(width)}  ${c.description}` +
+      (args ? `\n  ${' '.repeat(width)}  args: ${args}` : '')
+    );
   });
-  return head + rows.join('') + '\n';
+  return `${head + rows.join('')}\n`;
 }
 
 /** `entity_id string, x integer, count? integer 1..100 = 1` from an args schema. */
 export function describeArgs(schema: CommandDescriptor['schema']): string {
-  const properties = (schema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
-  const required = new Set((schema['required'] ?? []) as string[]);
+  const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const required = new Set((schema.required ?? []) as string[]);
   return Object.entries(properties)
     .map(([name, prop]) => {
       let text = `${name}${required.has(name) ? '' : '?'} ${typeName(prop)}`;
-      const min = prop['minimum'];
-      const max = prop['maximum'];
+      const min = prop.minimum;
+      const max = prop.maximum;
       if (min !== undefined || max !== undefined) text += ` ${min ?? ''}..${max ?? ''}`;
-      if (prop['default'] !== undefined) text += ` = ${JSON.stringify(prop['default'])}`;
+      if (prop.default !== undefined) text += ` = ${JSON.stringify(prop.default)}`;
       return text;
     })
     .join(', ');
 }
 
 function typeName(prop: Record<string, unknown>): string {
-  if (typeof prop['type'] === 'string') return prop['type'];
-  const members = (prop['anyOf'] ?? prop['oneOf']) as Array<Record<string, unknown>> | undefined;
-  if (Array.isArray(members)) return members.map((m) => ('const' in m ? JSON.stringify(m['const']) : typeName(m))).join('|');
+  if (typeof prop.type === 'string') return prop.type;
+  const members = (prop.anyOf ?? prop.oneOf) as Array<Record<string, unknown>> | undefined;
+  if (Array.isArray(members)) return members.map((m) => ('const' in m ? JSON.stringify(m.const) : typeName(m))).join('|');
   return 'any';
 }
 
@@ -98,7 +101,8 @@ function typeName(prop: Record<string, unknown>): string {
 export function renderError(error: BridgeCallError): string {
   let text = `${error.code} (HTTP ${error.status}): ${error.message}`;
   if (error.didYouMean?.length) text += `\n  did you mean: ${error.didYouMean.join(', ')}`;
-  if (error.exception) text += `\n  exception: ${error.exception.type}: ${error.exception.message}${error.exception.stack_top ? `\n    ${error.exception.stack_top}` : ''}`;
+  if (error.exception)
+    text += `\n  exception: ${error.exception.type}: ${error.exception.message}${error.exception.stack_top ? `\n    ${error.exception.stack_top}` : ''}`;
   if (error.attempts > 1) text += `\n  (after ${error.attempts} attempts)`;
   return text;
 }

@@ -59,9 +59,8 @@ export interface RequestOptions {
 }
 
 /** `call(name)` may leave the args out when the command takes none or only optional ones. */
-export type CallParameters<N extends CommandName> = ArgsOptional<N> extends true
-  ? [args?: CommandArgs<N>, options?: RequestOptions]
-  : [args: CommandArgs<N>, options?: RequestOptions];
+export type CallParameters<N extends CommandName> =
+  ArgsOptional<N> extends true ? [args?: CommandArgs<N>, options?: RequestOptions] : [args: CommandArgs<N>, options?: RequestOptions];
 
 interface Answer {
   status: number;
@@ -104,14 +103,14 @@ export class BridgeClient {
   /** GET /health: the health object. Gated by admission like a command, so BUSY is retried. */
   async health(options: RequestOptions = {}): Promise<HealthObject> {
     const answer = await this.#exchange('GET', '/health', undefined, 'health', options);
-    if (!isRecord(answer.body) || answer.body['ok'] !== true) throw this.#notBridge('/health', answer);
+    if (!isRecord(answer.body) || answer.body.ok !== true) throw this.#notBridge('/health', answer);
     return answer.body as unknown as HealthObject;
   }
 
   /** GET /capabilities: versions and every enabled command with its args schema. Never gated. */
   async capabilities(options: RequestOptions = {}): Promise<Capabilities> {
     const answer = await this.#exchange('GET', '/capabilities', undefined, '', options);
-    if (!isRecord(answer.body) || !Array.isArray(answer.body['commands'])) throw this.#notBridge('/capabilities', answer);
+    if (!isRecord(answer.body) || !Array.isArray(answer.body.commands)) throw this.#notBridge('/capabilities', answer);
     return answer.body as unknown as Capabilities;
   }
 
@@ -126,8 +125,8 @@ export class BridgeClient {
     const payload = JSON.stringify(args === undefined ? { name } : { name, args });
     const answer = await this.#exchange('POST', '/cmd', payload, name, options);
     const body = answer.body;
-    if (!isRecord(body) || body['ok'] !== true || !('result' in body)) throw this.#notBridge('/cmd', answer);
-    return { ok: true, result: body['result'], tick: typeof body['tick'] === 'number' ? body['tick'] : 0 };
+    if (!isRecord(body) || body.ok !== true || !('result' in body)) throw this.#notBridge('/cmd', answer);
+    return { ok: true, result: body.result, tick: typeof body.tick === 'number' ? body.tick : 0 };
   }
 
   async #exchange(method: 'GET' | 'POST', path: string, payload: string | undefined, command: string, options: RequestOptions): Promise<Answer> {
@@ -155,13 +154,20 @@ export class BridgeClient {
     let response: Response;
     let text: string;
     try {
-      response = await this.#fetch(`${this.url}${path}`, { method, headers, ...(payload === undefined ? {} : { body: payload }), ...(signal ? { signal } : {}) });
+      response = await this.#fetch(`${this.url}${path}`, {
+        method,
+        headers,
+        ...(payload === undefined ? {} : { body: payload }),
+        ...(signal ? { signal } : {}),
+      });
       text = await response.text();
     } catch (err) {
       // The caller's own abort stays an abort; everything else means no answer came back.
       if (options.signal?.aborted) throw options.signal.reason;
       if (timeout?.aborted) throw new BridgeConnectionError(`no answer from the bridge at ${this.url} within ${this.#timeoutMs} ms`, this.url, { cause: err });
-      throw new BridgeConnectionError(`cannot reach the bridge at ${this.url}: ${describeFetchError(err)} (is it running? gcb serve)`, this.url, { cause: err });
+      throw new BridgeConnectionError(`cannot reach the bridge at ${this.url}: ${describeFetchError(err)} (is it running? gcb serve)`, this.url, {
+        cause: err,
+      });
     }
     let body: unknown;
     try {
@@ -173,19 +179,22 @@ export class BridgeClient {
   }
 
   #errorOf(answer: Answer, path: string, command: string, attempts: number): BridgeCallError {
-    const error = isRecord(answer.body) && answer.body['ok'] === false ? answer.body['error'] : undefined;
-    if (!isRecord(error) || typeof error['code'] !== 'string' || !isErrorCode(error['code'])) throw this.#notBridge(path, answer);
+    const error = isRecord(answer.body) && answer.body.ok === false ? answer.body.error : undefined;
+    if (!isRecord(error) || typeof error.code !== 'string' || !isErrorCode(error.code)) throw this.#notBridge(path, answer);
     const body: ErrorBody = {
       ...(error as unknown as ErrorBody),
-      message: typeof error['message'] === 'string' ? error['message'] : error['code'],
-      command: typeof error['command'] === 'string' ? error['command'] : command,
-      args: isRecord(error['args']) ? error['args'] : {},
+      message: typeof error.message === 'string' ? error.message : error.code,
+      command: typeof error.command === 'string' ? error.command : command,
+      args: isRecord(error.args) ? error.args : {},
     };
     return new BridgeCallError(body, answer.status, { requestId: answer.headers.get('x-request-id') ?? undefined, attempts });
   }
 
   #notBridge(path: string, answer: Answer): BridgeConnectionError {
-    return new BridgeConnectionError(`${this.url}${path} answered HTTP ${answer.status} with something that is not a bridge envelope: is this the bridge's URL?`, this.url);
+    return new BridgeConnectionError(
+      `${this.url}${path} answered HTTP ${answer.status} with something that is not a bridge envelope: is this the bridge's URL?`,
+      this.url,
+    );
   }
 }
 

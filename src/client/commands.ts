@@ -71,4 +71,5 @@ type NoArgs<A> = [keyof A] extends [never] ? Record<string, never> : A;
 /** A command's `result`, from its result schema. */
 export type CommandResult<N extends CommandName> = Static<Catalogue[N]['result']>;
 /** Whether a command can be called without args (it takes none, or all of them are optional). */
+// biome-ignore lint/complexity/noBannedTypes: `{} extends T` is the test for "every property optional"
 export type ArgsOptional<N extends CommandName> = {} extends CommandArgs<N> ? true : false;

@@ -27,7 +27,9 @@ export function readBridgeConfig(configDir: string = DEFAULT_CONFIG_DIR): Bridge
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
-      throw new ClientConfigError(`no bridge.toml in ${resolve(configDir)}: start the bridge once (gcb serve --config-dir ${configDir}) to create it, or pass --url URL with GCB_TOKEN`);
+      throw new ClientConfigError(
+        `no bridge.toml in ${resolve(configDir)}: start the bridge once (gcb serve --config-dir ${configDir}) to create it, or pass --url URL with GCB_TOKEN`,
+      );
     }
     throw new ClientConfigError(`${path}: cannot read: ${(err as Error).message}`);
   }
@@ -37,12 +39,12 @@ export function readBridgeConfig(configDir: string = DEFAULT_CONFIG_DIR): Bridge
   } catch (err) {
     throw new ClientConfigError(`${path}: not valid TOML: ${(err as Error).message}`);
   }
-  const section = parsed['Bridge'];
+  const section = parsed.Bridge;
   const bridge = typeof section === 'object' && section !== null ? (section as Record<string, unknown>) : {};
-  const port = bridge['port'] ?? DEFAULT_PORT;
+  const port = bridge.port ?? DEFAULT_PORT;
   if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) {
     throw new ClientConfigError(`${path}: [Bridge] port = ${JSON.stringify(port)} is not a port`);
   }
-  const token = typeof bridge['token'] === 'string' && bridge['token'] !== '' ? bridge['token'] : undefined;
+  const token = typeof bridge.token === 'string' && bridge.token !== '' ? bridge.token : undefined;
   return { path, url: `http://127.0.0.1:${port}`, port, token };
 }

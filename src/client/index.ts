@@ -1,5 +1,16 @@
 // The typed client library: `import { createClient } from 'game-control-bridge/src/client/index.ts'`.
-export { BridgeClient, createClient, type CallParameters, type Capabilities, type ClientOptions, type CommandDescriptor, type CommandSuccess, type HealthObject, type RequestOptions, type RetryEvent } from './client.ts';
+export {
+  BridgeClient,
+  createClient,
+  type CallParameters,
+  type Capabilities,
+  type ClientOptions,
+  type CommandDescriptor,
+  type CommandSuccess,
+  type HealthObject,
+  type RequestOptions,
+  type RetryEvent,
+} from './client.ts';
 export type { CommandArgs, CommandName, CommandResult } from './commands.ts';
 export { DEFAULT_CONFIG_DIR, DEFAULT_PORT, readBridgeConfig, type BridgeLocation } from './config.ts';
 export { BridgeCallError, BridgeConnectionError, ClientConfigError, type ErrorBody, type ErrorCode, type ExceptionInfo } from './errors.ts';

@@ -2,24 +2,30 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { LIMITS } from '../limits.ts';
 
 // decisions §2: bridge.toml. Defaults and ranges live in the schema; the type comes from it.
-export const BridgeSection = Type.Object({
-  host: Type.Union([Type.Literal('127.0.0.1'), Type.Literal('localhost')], { default: '127.0.0.1' }),
-  port: Type.Integer({ minimum: 1, maximum: 65535, default: LIMITS.portDefault }),
-  max_concurrent_requests: Type.Integer({
-    minimum: LIMITS.maxConcurrentMin,
-    maximum: LIMITS.maxConcurrentMax,
-    default: LIMITS.maxConcurrentDefault,
-  }),
-  token: Type.String({ pattern: `^[A-Za-z0-9]{${LIMITS.tokenLength}}$` }),
-  max_body_bytes: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: LIMITS.maxBodyBytesDefault }),
-}, { default: {} });
+export const BridgeSection = Type.Object(
+  {
+    host: Type.Union([Type.Literal('127.0.0.1'), Type.Literal('localhost')], { default: '127.0.0.1' }),
+    port: Type.Integer({ minimum: 1, maximum: 65535, default: LIMITS.portDefault }),
+    max_concurrent_requests: Type.Integer({
+      minimum: LIMITS.maxConcurrentMin,
+      maximum: LIMITS.maxConcurrentMax,
+      default: LIMITS.maxConcurrentDefault,
+    }),
+    token: Type.String({ pattern: `^[A-Za-z0-9]{${LIMITS.tokenLength}}$` }),
+    max_body_bytes: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: LIMITS.maxBodyBytesDefault }),
+  },
+  { default: {} },
+);
 
-export const GameSection = Type.Object({
-  suppress_startup_window: Type.Boolean({ default: true }),
-  fps: Type.Integer({ minimum: LIMITS.fpsMin, maximum: LIMITS.fpsMax, default: LIMITS.fpsDefault }),
-  saves_dir: Type.String({ minLength: 1, default: 'saves' }),
-  seed: Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, default: 1234 }),
-}, { default: {} });
+export const GameSection = Type.Object(
+  {
+    suppress_startup_window: Type.Boolean({ default: true }),
+    fps: Type.Integer({ minimum: LIMITS.fpsMin, maximum: LIMITS.fpsMax, default: LIMITS.fpsDefault }),
+    saves_dir: Type.String({ minLength: 1, default: 'saves' }),
+    seed: Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, default: 1234 }),
+  },
+  { default: {} },
+);
 
 export const BridgeToml = Type.Object({
   enabled: Type.Boolean({ default: true }),

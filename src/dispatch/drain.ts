@@ -61,8 +61,7 @@ export function createDrainer(options: {
     const def = commands.get(action.command);
     const handler = action.phase === 'run' ? def?.frame : def?.phases?.[action.phase];
     const t0 = performance.now();
-    const finish = (outcome: Outcome<unknown>) =>
-      reply({ kind: 'done', slot: action.slot, id: action.id, outcome, runMs: performance.now() - t0 });
+    const finish = (outcome: Outcome<unknown>) => reply({ kind: 'done', slot: action.slot, id: action.id, outcome, runMs: performance.now() - t0 });
     if (!handler) {
       finish(toFailure(new Error(`no frame handler ${action.command}.${action.phase}`)));
       return;

@@ -1,16 +1,8 @@
 import type { MessagePort } from 'node:worker_threads';
-import { type Failure, type Outcome } from '../errors/bridge-error.ts';
+import type { Failure, Outcome } from '../errors/bridge-error.ts';
 import { LIMITS, type Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
-import {
-  ENTRY_EXPIRED,
-  ENTRY_FREE,
-  ENTRY_QUEUED,
-  ENTRY_STARTED,
-  kQueued,
-  sharedNow,
-  type SharedState,
-} from '../shared/layout.ts';
+import { ENTRY_EXPIRED, ENTRY_FREE, ENTRY_QUEUED, ENTRY_STARTED, kQueued, sharedNow, type SharedState } from '../shared/layout.ts';
 import type { ActionMessage, ActionReply } from '../shared/protocol.ts';
 
 /** What the dispatcher answers for one queued action. */

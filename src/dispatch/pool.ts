@@ -39,7 +39,16 @@ export class CommandPool {
   readonly #pending = new Map<number, number | null>();
   #nextTaskId = 1;
 
-  constructor(options: { shared: SharedState; gameUrl: string; commandModules: string[]; info: BridgeInfo; timings: Timings; hooks: PoolHooks; threads?: number; memoryMb?: number }) {
+  constructor(options: {
+    shared: SharedState;
+    gameUrl: string;
+    commandModules: string[];
+    info: BridgeInfo;
+    timings: Timings;
+    hooks: PoolHooks;
+    threads?: number;
+    memoryMb?: number;
+  }) {
     this.#timings = options.timings;
     const workerData: PoolWorkerData = {
       entry: WORKER.href,

@@ -1,8 +1,6 @@
 // A new world from (zones, seed): terrain, a few civilised kingdoms with a capital each, herds of
 // animals and fish. Pure: it builds a private World and returns its snapshot.
-import {
-  A, ACTOR_INDEX, CIV_ACTORS, canStand, MAX_ZONES, MIN_ZONES, T, TILE_BUILDABLE, TILE_WATER, ZONE_TILES,
-} from './assets.ts';
+import { A, ACTOR_INDEX, CIV_ACTORS, canStand, MAX_ZONES, MIN_ZONES, T, TILE_BUILDABLE, TILE_WATER, ZONE_TILES } from './assets.ts';
 import { createActor } from './actors.ts';
 import { canFoundAt, census, foundKingdom, seedCity, wildKingdomFor } from './kingdoms.ts';
 import { nextInt } from './rng.ts';
@@ -20,8 +18,12 @@ export class GenerateError extends Error {}
 
 export function checkParams(params: GenerateParams): void {
   const { zonesX, zonesY, seed } = params;
-  for (const [name, v] of [['zonesX', zonesX], ['zonesY', zonesY]] as const) {
-    if (!Number.isInteger(v) || v < MIN_ZONES || v > MAX_ZONES) throw new GenerateError(`${name} must be an integer in ${MIN_ZONES}..${MAX_ZONES}, got ${String(v)}`);
+  for (const [name, v] of [
+    ['zonesX', zonesX],
+    ['zonesY', zonesY],
+  ] as const) {
+    if (!Number.isInteger(v) || v < MIN_ZONES || v > MAX_ZONES)
+      throw new GenerateError(`${name} must be an integer in ${MIN_ZONES}..${MAX_ZONES}, got ${String(v)}`);
   }
   if (!Number.isInteger(seed)) throw new GenerateError(`seed must be an integer, got ${String(seed)}`);
 }
@@ -40,7 +42,15 @@ export function generateSnapshot(params: GenerateParams): SandboxSnapshot {
 }
 
 const HERDS: ReadonlyArray<readonly [string, number]> = [
-  ['sheep', 6], ['cow', 4], ['chicken', 4], ['rabbit', 5], ['cat', 1], ['dog', 1], ['fox', 1], ['wolf', 2], ['bear', 1],
+  ['sheep', 6],
+  ['cow', 4],
+  ['chicken', 4],
+  ['rabbit', 5],
+  ['cat', 1],
+  ['dog', 1],
+  ['fox', 1],
+  ['wolf', 2],
+  ['bear', 1],
 ];
 const HERD_WEIGHT = HERDS.reduce((sum, [, weight]) => sum + weight, 0);
 
@@ -59,7 +69,8 @@ function populate(w: World, zones: number): void {
       const x = i % w.width;
       const y = Math.floor(i / w.width);
       const type = w.tileType[i]!;
-      const good = type === T.grass || type === T.soilHigh || type === T.soilLow || (asset === A.dwarf && type === T.hills) || (asset === A.elf && type === T.forest);
+      const good =
+        type === T.grass || type === T.soilHigh || type === T.soilLow || (asset === A.dwarf && type === T.hills) || (asset === A.elf && type === T.forest);
       if (!good || !canFoundAt(w, x, y)) continue;
       if (capitals.some(([cx, cy]) => (cx - x) ** 2 + (cy - y) ** 2 < minApart * minApart)) continue;
       const founder = createActor(w, asset, x + 0.5, y + 0.5, true, 0, 0);

@@ -3,18 +3,28 @@
 // pure functions only); the live world exists from init() on and only on the game thread.
 import { badArgs, gameRejected, outOfBounds, unknownAsset } from '../errors/bridge-error.ts';
 import type {
-  ActorQuery, ActorRow, AssetInfo, CityInfo, GameInitOptions, GameModule, KingdomInfo, PaintOutcome, RgbaImage,
-  SpawnOutcome, SpeedInfo, TileReport, UiState, WorldParams, WorldSnapshot, WorldState,
+  ActorQuery,
+  ActorRow,
+  AssetInfo,
+  CityInfo,
+  GameInitOptions,
+  GameModule,
+  KingdomInfo,
+  PaintOutcome,
+  RgbaImage,
+  SpawnOutcome,
+  SpeedInfo,
+  TileReport,
+  UiState,
+  WorldParams,
+  WorldSnapshot,
+  WorldState,
 } from '../shared/game-module.ts';
-import {
-  ACTOR_IDS, ACTOR_INDEX, ACTORS, POWER_IDS, POWERS, SPEED_IDS, SPEEDS, TILE_IDS, TILE_INDEX, TILES, TOP_IDS, TOP_INDEX, TOPS,
-} from './assets.ts';
+import { ACTOR_IDS, ACTOR_INDEX, ACTORS, POWER_IDS, POWERS, SPEED_IDS, SPEEDS, TILE_IDS, TILE_INDEX, TILES, TOP_IDS, TOP_INDEX, TOPS } from './assets.ts';
 import { buildWorld, checkParams, GenerateError, generateSnapshot } from './generate.ts';
 import { paint } from './paint.ts';
 import { applyPower, powerAsset } from './powers.ts';
-import {
-  cityViews, civKingdomOrder, kingdomViews, queryActorViews, tileView, worldStateView,
-} from './reads.ts';
+import { cityViews, civKingdomOrder, kingdomViews, queryActorViews, tileView, worldStateView } from './reads.ts';
 import { render } from './render.ts';
 import { decodeSave as decodeBytes, encodeSave as encodeBytes, SaveFormatError } from './save-format.ts';
 import { fromSnapshot, hashSnapshot, SnapshotError, toSnapshot, validateSnapshot } from './snapshot.ts';
@@ -74,8 +84,15 @@ export function listTopTiles(): AssetInfo[] {
 
 export function listActors(): Array<AssetInfo & { race: string }> {
   return ACTORS.map((a) => ({
-    id: a.id, race: a.race, kind: a.kind, habitat: a.habitat, max_hp: a.maxHp, damage: a.damage, diet: a.diet,
-    lifespan_years: a.lifespanYears, adult_years: a.adultYears,
+    id: a.id,
+    race: a.race,
+    kind: a.kind,
+    habitat: a.habitat,
+    max_hp: a.maxHp,
+    damage: a.damage,
+    diet: a.diet,
+    lifespan_years: a.lifespanYears,
+    adult_years: a.adultYears,
   }));
 }
 
@@ -83,7 +100,11 @@ export function listPowers(): Array<AssetInfo & { supports_radius?: boolean; is_
   const laws = live?.world.laws;
   return POWERS.map((p) => {
     const info: AssetInfo & { supports_radius: boolean; is_toggle: boolean } = {
-      id: p.id, family: p.family, description: p.description, supports_radius: p.supportsRadius, is_toggle: p.isToggle,
+      id: p.id,
+      family: p.family,
+      description: p.description,
+      supports_radius: p.supportsRadius,
+      is_toggle: p.isToggle,
     };
     if (p.supportsRadius) info.default_radius = p.radius;
     if (p.actor !== undefined) info.spawns = p.actor;
@@ -273,9 +294,36 @@ export { ACTOR_IDS, POWER_IDS, SPEED_IDS, TILE_IDS, TOP_IDS } from './assets.ts'
 // Compile-time proof that the named exports implement every GameModule function (`run` excepted:
 // the sandbox lets the bridge drive its frames).
 const sandbox = {
-  version, init, update, currentTick, listTiles, listTopTiles, listActors, listPowers, listSpeeds, currentSpeed,
-  getUiState, dismissWindow, setPaused, setSpeed, worldSize, getWorldState, getTile, listKingdoms, listCities,
-  queryActors, kingdomOrder, spawn, paintTile, invokePower, snapshotWorld, installWorld, setWorldLoading,
-  generateWorld, encodeSave, decodeSave, renderSnapshot,
+  version,
+  init,
+  update,
+  currentTick,
+  listTiles,
+  listTopTiles,
+  listActors,
+  listPowers,
+  listSpeeds,
+  currentSpeed,
+  getUiState,
+  dismissWindow,
+  setPaused,
+  setSpeed,
+  worldSize,
+  getWorldState,
+  getTile,
+  listKingdoms,
+  listCities,
+  queryActors,
+  kingdomOrder,
+  spawn,
+  paintTile,
+  invokePower,
+  snapshotWorld,
+  installWorld,
+  setWorldLoading,
+  generateWorld,
+  encodeSave,
+  decodeSave,
+  renderSnapshot,
 } satisfies Required<Omit<GameModule, 'run'>>;
 void sandbox;

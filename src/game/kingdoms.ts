@@ -3,10 +3,7 @@ import { ACTORS, ACTOR_KIND, ACTOR_KIND_CIV, TILE_BUILDABLE, TILE_WATER, TOP } f
 import { createActor, isAdult } from './actors.ts';
 import { cityName, kingdomName } from './names.ts';
 import { chancePerMille, nextInt, nextU32 } from './rng.ts';
-import {
-  cityOf, forDisc, inBounds, isBurning, kingdomColor, kingdomOf, MAX_CITY_ID, setOwner, setTop,
-  type City, type Kingdom, type World,
-} from './world.ts';
+import { cityOf, forDisc, inBounds, isBurning, kingdomColor, kingdomOf, MAX_CITY_ID, setOwner, setTop, type City, type Kingdom, type World } from './world.ts';
 
 export const MAX_CIV_KINGDOMS_ALIVE = 40;
 export const MAX_CITIES_ALIVE = 240;
@@ -153,7 +150,7 @@ export function foundKingdom(w: World, slot: number): Kingdom | null {
 /** A homeless member of a kingdom with no city left founds one for it. */
 export function foundCityFor(w: World, slot: number): City | null {
   const kingdom = kingdomOf(w, w.a.kingdom[slot]!);
-  if (!kingdom || !kingdom.alive) return null;
+  if (!kingdom?.alive) return null;
   const x = Math.floor(w.a.x[slot]!);
   const y = Math.floor(w.a.y[slot]!);
   if (!canFoundAt(w, x, y)) return null;
@@ -176,7 +173,7 @@ export function placeActor(w: World, asset: number, x: number, y: number, adult:
     const owner = w.owner[ty * w.width + tx]!;
     const city = cityOf(w, owner);
     const kingdom = city ? kingdomOf(w, city.kingdomId) : undefined;
-    if (city && city.alive && kingdom && kingdom.alive && kingdom.race === ACTORS[asset]!.race) {
+    if (city?.alive && kingdom?.alive && kingdom.race === ACTORS[asset]!.race) {
       return createActor(w, asset, x, y, adult, kingdom.id, city.id);
     }
     return createActor(w, asset, x, y, adult, 0, 0);
@@ -228,7 +225,7 @@ export function destroyCity(w: World, city: City): void {
 export function conquerCity(w: World, city: City, winnerId: number): void {
   const loser = kingdomOf(w, city.kingdomId);
   const winner = kingdomOf(w, winnerId);
-  if (!winner || !winner.alive || winner.wild || city.kingdomId === winnerId) return;
+  if (!winner?.alive || winner.wild || city.kingdomId === winnerId) return;
   const a = w.a;
   let moved = 0;
   for (let i = 0; i < w.hwm; i++) {
@@ -306,7 +303,7 @@ export function census(w: World): void {
     }
     k.cities = cities;
     const capital = cityOf(w, k.capitalId);
-    if (!capital || !capital.alive || capital.kingdomId !== k.id) k.capitalId = firstCity;
+    if (!capital?.alive || capital.kingdomId !== k.id) k.capitalId = firstCity;
     if (k.units === 0 && cities === 0) {
       k.alive = false;
       w.civAlive--;
@@ -376,8 +373,11 @@ function buildHouse(w: World, city: City): boolean {
 }
 
 // Eight directions with literal components, so no platform's Math.cos can change a world.
+// Math.SQRT1_2 would change every generated world (and the determinism hashes): keep the literal.
+// biome-ignore-start lint/suspicious/noApproximativeNumericConstant: see above
 export const DIRS_X = [1, 0.7071068, 0, -0.7071068, -1, -0.7071068, 0, 0.7071068] as const;
 export const DIRS_Y = [0, 0.7071068, 1, 0.7071068, 0, -0.7071068, -1, -0.7071068] as const;
+// biome-ignore-end lint/suspicious/noApproximativeNumericConstant: see above
 
 function foundColony(w: World, city: City): void {
   const kingdom = kingdomOf(w, city.kingdomId);

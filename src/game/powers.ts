@@ -1,8 +1,19 @@
 // God powers: one pulse at (x, y). Strikes hurt creatures and scar the land, weather and status
 // powers change tiles and bodies, terrain brushes reshape the map, laws are world-wide switches.
 import {
-  ACTOR_FIREPROOF, ACTOR_INDEX, ACTOR_KIND, ACTOR_KIND_MONSTER, canStand, POWER_INDEX, POWERS, T, TILE_WATER,
-  TILES, TOP, TOP_VEGETATION, type PowerAsset,
+  ACTOR_FIREPROOF,
+  ACTOR_INDEX,
+  ACTOR_KIND,
+  ACTOR_KIND_MONSTER,
+  canStand,
+  POWER_INDEX,
+  POWERS,
+  T,
+  TILE_WATER,
+  TILES,
+  TOP,
+  TOP_VEGETATION,
+  type PowerAsset,
 } from './assets.ts';
 import { killActor } from './actors.ts';
 import { makePeace, placeActor } from './kingdoms.ts';
@@ -195,12 +206,29 @@ function igniteRing(w: World, x: number, y: number, radius: number): void {
 }
 
 const RAISE: Record<number, number> = {
-  [T.deepOcean]: T.shallow, [T.shallow]: T.sand, [T.sand]: T.soilLow, [T.soilLow]: T.hills, [T.soilHigh]: T.hills,
-  [T.grass]: T.hills, [T.forest]: T.hills, [T.ash]: T.hills, [T.hills]: T.mountains, [T.mountains]: T.snow,
+  [T.deepOcean]: T.shallow,
+  [T.shallow]: T.sand,
+  [T.sand]: T.soilLow,
+  [T.soilLow]: T.hills,
+  [T.soilHigh]: T.hills,
+  [T.grass]: T.hills,
+  [T.forest]: T.hills,
+  [T.ash]: T.hills,
+  [T.hills]: T.mountains,
+  [T.mountains]: T.snow,
 };
 const LOWER: Record<number, number> = {
-  [T.snow]: T.mountains, [T.mountains]: T.hills, [T.hills]: T.soilLow, [T.soilLow]: T.sand, [T.soilHigh]: T.sand,
-  [T.grass]: T.sand, [T.forest]: T.sand, [T.ash]: T.sand, [T.lava]: T.hills, [T.sand]: T.shallow, [T.shallow]: T.deepOcean,
+  [T.snow]: T.mountains,
+  [T.mountains]: T.hills,
+  [T.hills]: T.soilLow,
+  [T.soilLow]: T.sand,
+  [T.soilHigh]: T.sand,
+  [T.grass]: T.sand,
+  [T.forest]: T.sand,
+  [T.ash]: T.sand,
+  [T.lava]: T.hills,
+  [T.sand]: T.shallow,
+  [T.shallow]: T.deepOcean,
 };
 
 function reshape(w: World, i: number, up: boolean): void {

@@ -99,8 +99,13 @@ export function queryActorViews(w: World, q: ActorFilter): { items: ActorRowView
     if (q.kingdom_id !== undefined && kingdom !== q.kingdom_id) return false;
     return !rect || (x >= rect.x && y >= rect.y && x < rect.x + rect.w && y < rect.y + rect.h);
   };
-  const row = (name: string, asset: number, kingdom: number, x: number, y: number): ActorRowView =>
-    ({ name, asset_id: ACTORS[asset]!.id, kingdom_id: kingdom === 0 ? null : kingdom, x, y });
+  const row = (name: string, asset: number, kingdom: number, x: number, y: number): ActorRowView => ({
+    name,
+    asset_id: ACTORS[asset]!.id,
+    kingdom_id: kingdom === 0 ? null : kingdom,
+    x,
+    y,
+  });
   const items: ActorRowView[] = [];
   if (!q.alive) {
     const d = w.dead;
@@ -120,10 +125,13 @@ export function queryActorViews(w: World, q: ActorFilter): { items: ActorRowView
   for (let s = 0; s < w.hwm; s++) {
     if (a.alive[s] === 1 && accepts(a.asset[s]!, a.kingdom[s]!, a.x[s]! | 0, a.y[s]! | 0)) uids[matched++] = a.uid[s]!;
   }
-  const page = uids.subarray(0, matched).sort().subarray(offset, offset + limit);
+  const page = uids
+    .subarray(0, matched)
+    .sort()
+    .subarray(offset, offset + limit);
   if (page.length === 0) return { items, matched };
   const wanted = new Map<number, number>();
-  page.forEach((uid, n) => wanted.set(uid, n));
+  for (const [n, uid] of page.entries()) wanted.set(uid, n);
   const rows = new Array<ActorRowView>(page.length);
   for (let s = 0; s < w.hwm; s++) {
     if (a.alive[s] !== 1) continue;

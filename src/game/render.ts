@@ -62,7 +62,11 @@ export function render(s: SandboxSnapshot, maxDimension: number): Image {
         const kr = (kc >> 16) & 255;
         const kg = (kc >> 8) & 255;
         const kb = kc & 255;
-        const border = (x > 0 && owner[i - 1] !== o) || (x < width - 1 && owner[i + 1] !== o) || (y > 0 && owner[i - width] !== o) || (y < height - 1 && owner[i + width] !== o);
+        const border =
+          (x > 0 && owner[i - 1] !== o) ||
+          (x < width - 1 && owner[i + 1] !== o) ||
+          (y > 0 && owner[i - width] !== o) ||
+          (y < height - 1 && owner[i + width] !== o);
         const mix = border ? 0.9 : 0.2;
         r = r * (1 - mix) + kr * mix;
         g = g * (1 - mix) + kg * mix;

@@ -23,7 +23,14 @@ const HEADER_BYTES = 16;
 const MAX_BODY_BYTES = 256 * 1024 * 1024;
 
 const ARRAY_TYPES = {
-  Uint8Array, Int8Array, Uint16Array, Int16Array, Uint32Array, Int32Array, Float32Array, Float64Array,
+  Uint8Array,
+  Int8Array,
+  Uint16Array,
+  Int16Array,
+  Uint32Array,
+  Int32Array,
+  Float32Array,
+  Float64Array,
 } as const;
 type ArrayTypeName = keyof typeof ARRAY_TYPES;
 type AnyTypedArray = InstanceType<(typeof ARRAY_TYPES)[ArrayTypeName]>;

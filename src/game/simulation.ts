@@ -2,19 +2,65 @@
 // THINK_EVERY ticks staggered by slot, movement), births, fire, regrowth and rain, then the city,
 // census and kingdom systems. The hot loop reads typed arrays only and allocates nothing.
 import {
-  A, ACTORS, ACTOR_CARNIVORE, ACTOR_DAMAGE, ACTOR_FIREPROOF, ACTOR_GRAZER, ACTOR_HABITAT,
-  ACTOR_HUNGER_RATE, ACTOR_KIND, ACTOR_KIND_ANIMAL, ACTOR_KIND_CIV, ACTOR_KIND_MONSTER,
-  ACTOR_PREY_MAX, ACTOR_RACE, ACTOR_SIZE, ACTOR_SPEED, HABITAT_AIR, HABITAT_LAND, HABITAT_WATER,
-  T, TILE_FOOD, TILE_SPEED, TILE_WALKABLE, TILE_WATER, TOP, TOP_FOOD, TOP_VEGETATION,
+  A,
+  ACTORS,
+  ACTOR_CARNIVORE,
+  ACTOR_DAMAGE,
+  ACTOR_FIREPROOF,
+  ACTOR_GRAZER,
+  ACTOR_HABITAT,
+  ACTOR_HUNGER_RATE,
+  ACTOR_KIND,
+  ACTOR_KIND_ANIMAL,
+  ACTOR_KIND_CIV,
+  ACTOR_KIND_MONSTER,
+  ACTOR_PREY_MAX,
+  ACTOR_RACE,
+  ACTOR_SIZE,
+  ACTOR_SPEED,
+  HABITAT_AIR,
+  HABITAT_LAND,
+  HABITAT_WATER,
+  T,
+  TILE_FOOD,
+  TILE_SPEED,
+  TILE_WALKABLE,
+  TILE_WATER,
+  TOP,
+  TOP_FOOD,
+  TOP_VEGETATION,
 } from './assets.ts';
 import { createActor, isAdult, killActor, transformActor } from './actors.ts';
 import {
-  atWar, canFoundAt, CENSUS_EVERY, census, citySystem, conquerCity, DIRS_X, DIRS_Y, foundCityFor,
-  foundKingdom, housingCapacity, joinCity, KINGDOM_EVERY, kingdomSystem, MAX_CIV_KINGDOMS_ALIVE, wildKingdomFor,
+  atWar,
+  canFoundAt,
+  CENSUS_EVERY,
+  census,
+  citySystem,
+  conquerCity,
+  DIRS_X,
+  DIRS_Y,
+  foundCityFor,
+  foundKingdom,
+  housingCapacity,
+  joinCity,
+  KINGDOM_EVERY,
+  kingdomSystem,
+  MAX_CIV_KINGDOMS_ALIVE,
+  wildKingdomFor,
 } from './kingdoms.ts';
 import { chancePerMille, hash32, nextFloat, nextU32 } from './rng.ts';
 import {
-  ACTOR_FIELD_NAMES, allocActorArrays, cityOf, extinguish, FIRE_EXTINGUISHED, GRID_SHIFT, ignite, kingdomOf, setTileType, setTop,
+  ACTOR_FIELD_NAMES,
+  allocActorArrays,
+  cityOf,
+  extinguish,
+  FIRE_EXTINGUISHED,
+  GRID_SHIFT,
+  ignite,
+  kingdomOf,
+  setTileType,
+  setTop,
   type World,
 } from './world.ts';
 
@@ -220,7 +266,7 @@ function think(w: World, i: number): void {
     let hunger = a.hunger[i]! + rate * PER_THINK;
     if (hunger >= 255) {
       hunger = 255;
-      hp -= ((a.maxHp[i]! >> 3) || 1) * PER_THINK;
+      hp -= (a.maxHp[i]! >> 3 || 1) * PER_THINK;
     }
     a.hunger[i] = hunger;
   }
@@ -358,7 +404,7 @@ function attack(w: World, i: number, j: number): void {
   const ki = a.kingdom[i]!;
   if (ACTOR_KIND[ai] === ACTOR_KIND_CIV && victimCity !== 0 && ki !== 0 && atWar(w, ki, victimKingdom)) {
     const city = cityOf(w, victimCity);
-    if (city && city.alive && city.kingdomId === victimKingdom && city.units <= 3) {
+    if (city?.alive && city.kingdomId === victimKingdom && city.units <= 3) {
       const dx = a.x[i]! - city.x;
       const dy = a.y[i]! - city.y;
       const reach = city.radius + 2;
@@ -371,7 +417,7 @@ function eat(w: World, i: number, ti: number, tt: number, kind: number): void {
   const a = w.a;
   if (kind === ACTOR_KIND_CIV) {
     const city = cityOf(w, a.city[i]!);
-    if (city && city.alive && city.food >= 1) {
+    if (city?.alive && city.food >= 1) {
       city.food -= 1;
       a.hunger[i] = Math.max(0, a.hunger[i]! - 160);
       return;
@@ -392,7 +438,7 @@ function canBreed(w: World, i: number, kin: number, kind: number): boolean {
   const a = w.a;
   if (kind === ACTOR_KIND_CIV) {
     const city = cityOf(w, a.city[i]!);
-    if (!city || !city.alive || city.units >= housingCapacity(city) || city.food < 2) return false;
+    if (!city?.alive || city.units >= housingCapacity(city) || city.food < 2) return false;
     city.food -= 1;
     return true;
   }
@@ -453,7 +499,7 @@ function civMove(w: World, i: number, ti: number, speed: number): void {
     const kingdom = kingdomOf(w, city.kingdomId);
     if (kingdom && kingdom.warTarget !== 0 && a.uid[i]! % 3 === 0 && isAdult(w, i)) {
       const target = cityOf(w, kingdom.warTarget);
-      if (target && target.alive) {
+      if (target?.alive) {
         headToward(w, i, target.x + 0.5, target.y + 0.5, speed);
         return;
       }
@@ -468,7 +514,7 @@ function civMove(w: World, i: number, ti: number, speed: number): void {
   const kingdomId = a.kingdom[i]!;
   const kingdom = kingdomOf(w, kingdomId);
   const owner = cityOf(w, w.owner[ti]!);
-  if (owner && owner.alive) {
+  if (owner?.alive) {
     const ownerKingdom = kingdomOf(w, owner.kingdomId);
     const mine = kingdomId !== 0 ? owner.kingdomId === kingdomId : ownerKingdom !== undefined && ownerKingdom.race === ACTORS[a.asset[i]!]!.race;
     if (mine) {
@@ -478,7 +524,7 @@ function civMove(w: World, i: number, ti: number, speed: number): void {
     }
   }
   if (kingdom && !kingdom.alive) a.kingdom[i] = 0;
-  if (kingdom && kingdom.alive && kingdom.capitalId !== 0) {
+  if (kingdom?.alive && kingdom.capitalId !== 0) {
     const capital = cityOf(w, kingdom.capitalId)!;
     headToward(w, i, capital.x + 0.5, capital.y + 0.5, speed);
     return;

@@ -6,8 +6,18 @@ import { createHash } from 'node:crypto';
 import { ACTORS, MAX_ZONES, MIN_ZONES, TILES, TOPS, ZONE_TILES } from './assets.ts';
 import { recountAlive } from './kingdoms.ts';
 import {
-  ACTOR_FIELD_NAMES, ACTOR_FIELDS, countLand, createWorld, DEAD_CAP, HARD_ACTOR_CAP,
-  type ActorArrays, type City, type DeadRing, type Kingdom, type Laws, type World,
+  ACTOR_FIELD_NAMES,
+  ACTOR_FIELDS,
+  countLand,
+  createWorld,
+  DEAD_CAP,
+  HARD_ACTOR_CAP,
+  type ActorArrays,
+  type City,
+  type DeadRing,
+  type Kingdom,
+  type Laws,
+  type World,
 } from './world.ts';
 
 export const SNAPSHOT_FORMAT = 'gcb-sandbox-world';
@@ -128,10 +138,22 @@ export function fromSnapshot(input: unknown, deep = false): World {
 export function hashSnapshot(s: SandboxSnapshot): string {
   const hash = createHash('sha256');
   const bytes = (v: ArrayBufferView) => hash.update(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
-  hash.update(JSON.stringify({
-    format: s.format, version: s.version, width: s.width, height: s.height, seed: s.seed, tick: s.tick,
-    hwm: s.hwm, counters: s.counters, laws: s.laws, kingdoms: s.kingdoms, cities: s.cities, deadTotal: s.dead.total,
-  }));
+  hash.update(
+    JSON.stringify({
+      format: s.format,
+      version: s.version,
+      width: s.width,
+      height: s.height,
+      seed: s.seed,
+      tick: s.tick,
+      hwm: s.hwm,
+      counters: s.counters,
+      laws: s.laws,
+      kingdoms: s.kingdoms,
+      cities: s.cities,
+      deadTotal: s.dead.total,
+    }),
+  );
   bytes(s.tiles.type);
   bytes(s.tiles.top);
   bytes(s.tiles.elevation);
@@ -176,12 +198,35 @@ function checkRecord(v: unknown, what: string, fields: Record<string, 'number' |
 }
 
 const KINGDOM_FIELDS = {
-  id: 'number', name: 'string', race: 'string', wild: 'boolean', alive: 'boolean', color: 'number', kingUid: 'number',
-  kingSlot: 'number', capitalId: 'number', createdTick: 'number', units: 'number', cities: 'number', warTarget: 'number',
+  id: 'number',
+  name: 'string',
+  race: 'string',
+  wild: 'boolean',
+  alive: 'boolean',
+  color: 'number',
+  kingUid: 'number',
+  kingSlot: 'number',
+  capitalId: 'number',
+  createdTick: 'number',
+  units: 'number',
+  cities: 'number',
+  warTarget: 'number',
 } as const;
 const CITY_FIELDS = {
-  id: 'number', name: 'string', kingdomId: 'number', x: 'number', y: 'number', alive: 'boolean', leaderUid: 'number',
-  leaderSlot: 'number', buildings: 'number', units: 'number', radius: 'number', claimed: 'number', food: 'number', foundedTick: 'number',
+  id: 'number',
+  name: 'string',
+  kingdomId: 'number',
+  x: 'number',
+  y: 'number',
+  alive: 'boolean',
+  leaderUid: 'number',
+  leaderSlot: 'number',
+  buildings: 'number',
+  units: 'number',
+  radius: 'number',
+  claimed: 'number',
+  food: 'number',
+  foundedTick: 'number',
 } as const;
 
 /**

@@ -20,9 +20,11 @@ export function spawnActors(w: World, asset: number, x: number, y: number, count
   const centre = w.tileType[y * w.width + x]!;
   if (!canStand(asset, centre)) {
     const where = TILES[centre]!.id;
-    throw new SpawnRefused(info.habitat === 'water'
-      ? `${info.id} lives in water and cannot be spawned on ${where} at (${x}, ${y})`
-      : `${info.id} is a land creature and cannot be spawned on ${where} at (${x}, ${y})`);
+    throw new SpawnRefused(
+      info.habitat === 'water'
+        ? `${info.id} lives in water and cannot be spawned on ${where} at (${x}, ${y})`
+        : `${info.id} is a land creature and cannot be spawned on ${where} at (${x}, ${y})`,
+    );
   }
   const spread = Math.ceil(Math.sqrt(count) / 2);
   const names: string[] = [];

@@ -406,7 +406,14 @@ function hsvToRgb(h: number, s: number, v: number): [number, number, number] {
   const p = v * (1 - s);
   const q = v * (1 - f * s);
   const t = v * (1 - (1 - f) * s);
-  const table: Array<[number, number, number]> = [[v, t, p], [q, v, p], [p, v, t], [p, q, v], [t, p, v], [v, p, q]];
+  const table: Array<[number, number, number]> = [
+    [v, t, p],
+    [q, v, p],
+    [p, v, t],
+    [p, q, v],
+    [t, p, v],
+    [v, p, q],
+  ];
   const [r, g, b] = table[i % 6]!;
   return [Math.round(r * 255), Math.round(g * 255), Math.round(b * 255)];
 }

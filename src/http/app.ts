@@ -94,7 +94,9 @@ export function createApp(deps: AppDeps): Hono<Env> {
     // would build (and node-server then unpack) a web Headers on every request.
     return new Response(status === 304 ? null : (body as string), {
       status,
-      headers: extra ? { 'content-type': JSON_HEADERS, 'x-request-id': c.get('rid'), ...extra } : { 'content-type': JSON_HEADERS, 'x-request-id': c.get('rid') },
+      headers: extra
+        ? { 'content-type': JSON_HEADERS, 'x-request-id': c.get('rid'), ...extra }
+        : { 'content-type': JSON_HEADERS, 'x-request-id': c.get('rid') },
     });
   };
 
@@ -143,7 +145,16 @@ export function createApp(deps: AppDeps): Hono<Env> {
         ? deps.credentials.resolve(presentedToken(header(c, 'authorization'), header(c, 'x-wb-token')))
         : null;
     if (caller === null) {
-      c.res = fail(c, { ok: false, code: 'UNAUTHORIZED', message: 'missing or wrong credential: send Authorization: Bearer <token> (the token is in bridge.toml) from 127.0.0.1' }, '', {});
+      c.res = fail(
+        c,
+        {
+          ok: false,
+          code: 'UNAUTHORIZED',
+          message: 'missing or wrong credential: send Authorization: Bearer <token> (the token is in bridge.toml) from 127.0.0.1',
+        },
+        '',
+        {},
+      );
     } else {
       line.agent = caller.agentId;
       c.set('caller', caller);
@@ -156,9 +167,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
 
   // spec: never gated by admission; served from descriptors built once at startup.
   app.get('/capabilities', (c) =>
-    header(c, 'if-none-match') === capabilitiesTag
-      ? send(c, 304, '', { etag: capabilitiesTag })
-      : send(c, 200, capabilitiesBody, { etag: capabilitiesTag }),
+    header(c, 'if-none-match') === capabilitiesTag ? send(c, 304, '', { etag: capabilitiesTag }) : send(c, 200, capabilitiesBody, { etag: capabilitiesTag }),
   );
 
   // spec: gated by the admission limit like a command; decisions §5: the health object itself.
@@ -185,7 +194,14 @@ export function createApp(deps: AppDeps): Hono<Env> {
     function killSwitch(c, next) {
       // decisions §5: DISABLED after authentication, before the body is read.
       if (!deps.enabled()) {
-        return Promise.resolve(fail(c, { ok: false, code: 'DISABLED', message: 'the bridge is disabled (enabled = false in bridge.toml); set it to true, no restart needed' }, '', {}));
+        return Promise.resolve(
+          fail(
+            c,
+            { ok: false, code: 'DISABLED', message: 'the bridge is disabled (enabled = false in bridge.toml); set it to true, no restart needed' },
+            '',
+            {},
+          ),
+        );
       }
       if (!isJsonContentType(header(c, 'content-type'))) {
         return Promise.resolve(fail(c, { ok: false, code: 'BAD_ARGS', message: 'Content-Type must be application/json' }, '', {}));
@@ -215,7 +231,8 @@ export function createApp(deps: AppDeps): Hono<Env> {
       if (!registered.validate(args)) {
         const error = registered.validate.errors?.[0];
         const where = error?.instancePath ? `args${error.instancePath.replaceAll('/', '.')}` : 'args';
-        const detail = error?.keyword === 'additionalProperties' ? `has unknown property '${String(error.params.additionalProperty)}'` : (error?.message ?? 'is invalid');
+        const detail =
+          error?.keyword === 'additionalProperties' ? `has unknown property '${String(error.params.additionalProperty)}'` : (error?.message ?? 'is invalid');
         return fail(c, { ok: false, code: 'BAD_ARGS', message: `${where} ${detail} (GET /capabilities has the schema)` }, name, args);
       }
       const t0 = performance.now();
@@ -228,7 +245,16 @@ export function createApp(deps: AppDeps): Hono<Env> {
         // spec step 4: permission, then turn, both before any game-state work.
         const missing = missingPermission(def.permission, caller.permissions);
         if (missing !== null) {
-          return fail(c, { ok: false, code: 'PERMISSION_DENIED', message: `agent '${caller.agentId}' (role ${caller.role}) lacks the ${missing} permission that '${name}' needs` }, name, args);
+          return fail(
+            c,
+            {
+              ok: false,
+              code: 'PERMISSION_DENIED',
+              message: `agent '${caller.agentId}' (role ${caller.role}) lacks the ${missing} permission that '${name}' needs`,
+            },
+            name,
+            args,
+          );
         }
         const turn = deps.session.checkTurn(def, caller);
         if (turn !== null) return fail(c, failureOf(turn), name, args);
@@ -254,7 +280,14 @@ export function createApp(deps: AppDeps): Hono<Env> {
   );
 
   // decisions §5: any other path or method, after authentication.
-  app.all('*', (c) => fail(c, { ok: false, code: 'UNKNOWN_COMMAND', message: `no such endpoint: ${c.req.method} ${c.req.path} (endpoints: GET /health, GET /capabilities, POST /cmd)` }, '', {}));
+  app.all('*', (c) =>
+    fail(
+      c,
+      { ok: false, code: 'UNKNOWN_COMMAND', message: `no such endpoint: ${c.req.method} ${c.req.path} (endpoints: GET /health, GET /capabilities, POST /cmd)` },
+      '',
+      {},
+    ),
+  );
 
   app.onError((err, c) => fail(c, toFailure(err), c.get('line')?.command ?? '', {}));
 
@@ -291,4 +324,3 @@ function busy(waitMs: number): Failure {
 function round(ms: number): number {
   return Math.round(ms * 100) / 100;
 }
-

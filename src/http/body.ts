@@ -69,4 +69,3 @@ export function exceedsDepth(text: string, max: number): boolean {
   }
   return false;
 }
-

@@ -64,7 +64,8 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     // MCP transport spec: validate Origin (DNS rebinding), bind to localhost only. The Host check
     // is the same defence for clients that send no Origin.
     if (!hostAllowed(req.headers.host)) return reject(res, 403, `the Host header must be 127.0.0.1:${port} or localhost:${port}`);
-    if (!originAllowed(header(req, 'origin'))) return reject(res, 403, 'only loopback origins (http://localhost, http://127.0.0.1, http://[::1]) may use this MCP server');
+    if (!originAllowed(header(req, 'origin')))
+      return reject(res, 403, 'only loopback origins (http://localhost, http://127.0.0.1, http://[::1]) may use this MCP server');
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
     if (path !== MCP_PATH) return reject(res, 404, `no such endpoint: the MCP endpoint is ${MCP_PATH}`);
     const token = presentedToken(header(req, 'authorization'), header(req, 'x-wb-token'));
@@ -75,7 +76,8 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
       if (!session) return reject(res, 404, 'session not found: start a new one with initialize', undefined, -32001);
-      if (!timingSafeEqual(session.digest, sha256(token))) return reject(res, 401, 'this session was opened with another token', { 'www-authenticate': 'Bearer' });
+      if (!timingSafeEqual(session.digest, sha256(token)))
+        return reject(res, 401, 'this session was opened with another token', { 'www-authenticate': 'Bearer' });
       session.lastActive = Date.now();
       await session.transport.handleRequest(req, res);
       return;
@@ -89,11 +91,12 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     // The session's own token reads /capabilities: it proves the token before the session exists,
     // and the tool list is the one this bridge serves now.
     const client = new BridgeClient({ ...options.clientOptions, url: options.bridgeUrl, token });
-    let capabilities;
+    let capabilities: Awaited<ReturnType<BridgeClient['capabilities']>>;
     try {
       capabilities = await client.capabilities();
     } catch (err) {
-      if (err instanceof BridgeCallError && err.code === 'UNAUTHORIZED') return reject(res, 401, 'the bridge refused this token', { 'www-authenticate': 'Bearer' });
+      if (err instanceof BridgeCallError && err.code === 'UNAUTHORIZED')
+        return reject(res, 401, 'the bridge refused this token', { 'www-authenticate': 'Bearer' });
       if (err instanceof BridgeCallError || err instanceof BridgeConnectionError) return reject(res, 502, err.message);
       throw err;
     }
@@ -130,10 +133,13 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   });
   port = (http.address() as { port: number }).port;
 
-  const reaper = setInterval(() => {
-    const now = Date.now();
-    for (const session of sessions.values()) if (now - session.lastActive > idleTimeoutMs) void session.transport.close();
-  }, Math.min(60_000, idleTimeoutMs));
+  const reaper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const session of sessions.values()) if (now - session.lastActive > idleTimeoutMs) void session.transport.close();
+    },
+    Math.min(60_000, idleTimeoutMs),
+  );
   reaper.unref();
 
   let closing: Promise<void> | undefined;

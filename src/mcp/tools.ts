@@ -38,8 +38,8 @@ const IMAGE_TYPES: Record<string, string> = { jpg: 'image/jpeg', jpeg: 'image/jp
 /** A command's result as JSON text and structured content; an image result (screenshot) as an image block. */
 export function successResult(result: unknown): CallToolResult {
   const structured = isRecord(result) ? result : { result };
-  const format = typeof structured['format'] === 'string' ? IMAGE_TYPES[structured['format']] : undefined;
-  if (format !== undefined && typeof structured['base64'] === 'string') {
+  const format = typeof structured.format === 'string' ? IMAGE_TYPES[structured.format] : undefined;
+  if (format !== undefined && typeof structured.base64 === 'string') {
     // The picture goes once, as an image; the text and structured content keep the rest
     // (sizes, format) without a second copy of the base64.
     const { base64, ...meta } = structured;
@@ -59,11 +59,11 @@ export function errorResult(error: BridgeCallError): CallToolResult {
   const structured: Record<string, unknown> = { code: error.code, message: error.message };
   let text = `${error.code}: ${error.message}`;
   if (error.didYouMean !== undefined) {
-    structured['did_you_mean'] = error.didYouMean;
+    structured.did_you_mean = error.didYouMean;
     text += `\ndid_you_mean: ${JSON.stringify(error.didYouMean)}`;
   }
   if (error.exception !== undefined) {
-    structured['exception'] = error.exception;
+    structured.exception = error.exception;
     text += `\nexception: ${JSON.stringify(error.exception)}`;
   }
   return { isError: true, content: [{ type: 'text', text }], structuredContent: structured };

@@ -42,6 +42,8 @@ export function evaluateObjectives(
         const goal = typeof spec.target === 'number' ? spec.target : 0;
         return { ...base, status: value >= goal ? 'done' : 'pending', progress: value };
       }
+      default:
+        throw new Error(`unknown objective kind ${String(spec.kind satisfies never)}`);
     }
   });
 }

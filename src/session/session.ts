@@ -58,7 +58,11 @@ export class Session {
     const entries: Array<AgentEntry | null> = config ? config.agents : [null];
     this.#agents = entries.map((entry, agentIndex) => {
       const role = (entry?.role ?? 'god') as RoleName;
-      const permissions = entry?.permissions ? entry.permissions.reduce((mask, name) => mask | PERMISSIONS[name], 0) : entry ? ROLE_MASKS[role] : ALL_PERMISSIONS;
+      const permissions = entry?.permissions
+        ? entry.permissions.reduce((mask, name) => mask | PERMISSIONS[name], 0)
+        : entry
+          ? ROLE_MASKS[role]
+          : ALL_PERMISSIONS;
       const caller: CallerContext = {
         agentId: entry?.id ?? 'legacy',
         agentIndex,
@@ -202,12 +206,16 @@ export class Session {
     }
     if (to === '*') {
       if ((caller.permissions & PERMISSIONS.send_broadcast) === 0) {
-        throw new BridgeError('PERMISSION_DENIED', `agent '${caller.agentId}' (role ${caller.role}) lacks the send_broadcast permission that a message to "*" needs`);
+        throw new BridgeError(
+          'PERMISSION_DENIED',
+          `agent '${caller.agentId}' (role ${caller.role}) lacks the send_broadcast permission that a message to "*" needs`,
+        );
       }
       const recipients = this.#bus.knownIds.filter((id) => id !== caller.agentId);
       return { seq: this.#bus.send(caller.agentId, recipients, '*', kind, content), recipients, broadcast: true };
     }
-    if (!this.#bus.has(to)) throw new BridgeError('BAD_ARGS', `unknown recipient '${to}'; known agents: ${this.#bus.knownIds.join(', ')} (or "*" to broadcast)`);
+    if (!this.#bus.has(to))
+      throw new BridgeError('BAD_ARGS', `unknown recipient '${to}'; known agents: ${this.#bus.knownIds.join(', ')} (or "*" to broadcast)`);
     return { seq: this.#bus.send(caller.agentId, [to], to, kind, content), recipients: [to], broadcast: false };
   }
 

@@ -35,7 +35,18 @@ t.test('Host must name the bridge on loopback; Origin, when present, must be loo
   t.ok(hostAllowed('127.0.0.1:8723'));
   t.ok(hostAllowed('localhost:8723'));
   t.ok(hostAllowed('LOCALHOST:8723'));
-  for (const host of ['evil.example', 'localhost.evil.example:8723', '127.1:8723', '0177.0.0.1:8723', '0x7f.0.0.1:8723', 'localhost.:8723', '127.0.0.1', '127.0.0.1:8724', '[::1]:8723', undefined]) {
+  for (const host of [
+    'evil.example',
+    'localhost.evil.example:8723',
+    '127.1:8723',
+    '0177.0.0.1:8723',
+    '0x7f.0.0.1:8723',
+    'localhost.:8723',
+    '127.0.0.1',
+    '127.0.0.1:8724',
+    '[::1]:8723',
+    undefined,
+  ]) {
     t.notOk(hostAllowed(host), `refused: ${host}`);
   }
   port = 9000;

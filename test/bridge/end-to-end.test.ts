@@ -7,7 +7,16 @@ t.test('the whole path: health, capabilities, a main-thread command, a pool comm
   const health = await b.fetch('/health');
   t.equal(health.status, 200);
   const body = (await health.json()) as any;
-  t.match(body, { ok: true, mod_version: /^\d+\.\d+\.\d+$/, game_version: 'tiny-1.0.0', engine_version: process.version, multi_agent: false, scenario: 'sandbox', agent_count: 1, enabled: true });
+  t.match(body, {
+    ok: true,
+    mod_version: /^\d+\.\d+\.\d+$/,
+    game_version: 'tiny-1.0.0',
+    engine_version: process.version,
+    multi_agent: false,
+    scenario: 'sandbox',
+    agent_count: 1,
+    enabled: true,
+  });
   t.match(body.game_assembly_sha256, /^[0-9a-f]{64}$/);
   t.type(body.tick, 'number');
 
@@ -30,7 +39,10 @@ t.test('the whole path: health, capabilities, a main-thread command, a pool comm
   t.ok(world.headers.get('x-request-id'), 'every response carries X-Request-Id');
   const echoed = await b.fetch('/health', { headers: { 'x-request-id': 'trace-42' } });
   t.equal(echoed.headers.get('x-request-id'), 'trace-42', "the client's request id is echoed");
-  t.ok(b.logs.some((line) => line.rid === 'trace-42' && line.path === '/health'), 'and logged');
+  t.ok(
+    b.logs.some((line) => line.rid === 'trace-42' && line.path === '/health'),
+    'and logged',
+  );
 });
 
 t.test('the tick in every envelope comes from shared memory and advances with frames', async (t) => {
@@ -52,7 +64,11 @@ t.test('pause and resume, and the startup window rule', async (t) => {
   t.same((await b.cmd('resume')).body.result, { previous_paused: true, paused: false });
   t.equal(new Int32Array(counters)[COUNTER.pause], 1);
   const ui = (await b.cmd('get_ui_state')).body.result;
-  t.same(ui, { window_active: false, current_window: null, config_paused: false, effective_paused: false, world_loading: false }, 'suppress_startup_window = true (default): no window');
+  t.same(
+    ui,
+    { window_active: false, current_window: null, config_paused: false, effective_paused: false, world_loading: false },
+    'suppress_startup_window = true (default): no window',
+  );
   t.same((await b.cmd('dismiss_window')).body.result, { dismissed: false, window: null });
 });
 

@@ -35,9 +35,16 @@ t.test('first launch: one stdout line with URL, config path and mod_version; nev
   t.equal(statSync(path).mode & 0o777, 0o600);
   const lines = p.out().trim().split('\n');
   t.equal(lines.length, 1);
-  t.match(lines[0], new RegExp(`^Game Control Bridge \\d+\\.\\d+\\.\\d+ listening on http://127\\.0\\.0\\.1:\\d+ \\(config: ${path.replaceAll('.', '\\.')}\\)$`));
+  t.match(
+    lines[0],
+    new RegExp(`^Game Control Bridge \\d+\\.\\d+\\.\\d+ listening on http://127\\.0\\.0\\.1:\\d+ \\(config: ${path.replaceAll('.', '\\.')}\\)$`),
+  );
   const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(lines[0]!)![1]!;
-  const res = await fetch(`${url}/cmd`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"name":"get_ui_state"}' });
+  const res = await fetch(`${url}/cmd`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: '{"name":"get_ui_state"}',
+  });
   t.equal(res.status, 200);
   p.child.kill('SIGTERM');
   t.equal(await p.exited, 0);
@@ -48,7 +55,11 @@ t.test('first launch: one stdout line with URL, config path and mod_version; nev
 
 const bad: Array<[string, string, RegExp]> = [
   ['host', '[Bridge]\nhost = "0.0.0.0"\n', /\[Bridge\] host = "0\.0\.0\.0" is not allowed/],
-  ['max_concurrent_requests 0', '[Bridge]\nmax_concurrent_requests = 0\n', /\[Bridge\] max_concurrent_requests = 0 is not allowed; allowed: an integer from 1 to 64/],
+  [
+    'max_concurrent_requests 0',
+    '[Bridge]\nmax_concurrent_requests = 0\n',
+    /\[Bridge\] max_concurrent_requests = 0 is not allowed; allowed: an integer from 1 to 64/,
+  ],
   ['max_concurrent_requests 65', '[Bridge]\nmax_concurrent_requests = 65\n', /\[Bridge\] max_concurrent_requests = 65/],
   ['fps', '[Game]\nfps = 1000\n', /\[Game\] fps = 1000/],
 ];
@@ -57,7 +68,10 @@ for (const [what, extra, message] of bad) {
   t.test(`bad config (${what}): exits non-zero before listening, one clear line naming the key`, async (t) => {
     const dir = tempDir();
     const token = 'Z'.repeat(48);
-    writeFileSync(join(dir, 'bridge.toml'), extra.replace(/^(\[Bridge\]\n)?/, (m) => (m ? `${m}token = "${token}"\n` : `[Bridge]\ntoken = "${token}"\n`)));
+    writeFileSync(
+      join(dir, 'bridge.toml'),
+      extra.replace(/^(\[Bridge\]\n)?/, (m) => (m ? `${m}token = "${token}"\n` : `[Bridge]\ntoken = "${token}"\n`)),
+    );
     const p = run(['--config-dir', dir, '--port', '0', '--game', TINY]);
     const code = await p.exited;
     t.not(code, 0);

@@ -15,7 +15,9 @@ async function saturated(t: Tap.Test, stallMs: number, timings: { admissionWaitM
   await until(() => b.bridge.stats().slotsInUse === 1, 5000, 'the slot to be taken');
   return { b, holder };
 }
-declare namespace Tap { type Test = import('tap').Test }
+declare namespace Tap {
+  type Test = import('tap').Test;
+}
 
 // Real bridges and real waits (admission, Retry-After, stalled frames): room for a loaded machine.
 t.setTimeout(120_000);
@@ -25,7 +27,7 @@ const tiny = await startTestBridge(t);
 pinPort(tiny.configDir, tiny.bridge.port);
 
 /** The request log lines of one command. */
-const linesOf = (b: TestBridge, command: string) => b.logs.filter((line) => line['msg'] === 'request' && line['command'] === command);
+const linesOf = (b: TestBridge, command: string) => b.logs.filter((line) => line.msg === 'request' && line.command === command);
 
 t.test('health, capabilities and typed calls against a real bridge', async (t) => {
   const b = tiny;
@@ -93,8 +95,8 @@ t.test('BUSY is retried after Retry-After, then succeeds', async (t) => {
   t.equal(events[0]!.delayMs, 1000, 'waited the Retry-After: 1 (above the 500 ms first backoff)');
   t.ok(Date.now() - started >= 1200, 'admission wait + Retry-After');
   const lines = linesOf(b, 'get_ui_state');
-  t.equal(lines.filter((l) => l['code'] === 'BUSY').length, events.length, 'one BUSY answer per retry');
-  t.equal(lines.filter((l) => l['status'] === 200).length, 1);
+  t.equal(lines.filter((l) => l.code === 'BUSY').length, events.length, 'one BUSY answer per retry');
+  t.equal(lines.filter((l) => l.status === 200).length, 1);
   await holder;
 });
 
@@ -104,7 +106,11 @@ t.test('BUSY retries are bounded: retries, Retry-After beyond maxDelayMs, retry:
   const exhausted = (await client.call('get_ui_state').catch((e: unknown) => e)) as BridgeCallError;
   t.match(exhausted, { code: 'BUSY', status: 503, attempts: 2 });
   await t.rejects(client.call('get_ui_state', {}, { retry: false }), { code: 'BUSY', attempts: 1 });
-  await t.rejects(client.call('get_ui_state', {}, { retry: { maxDelayMs: 500 } }), { code: 'BUSY', attempts: 1 }, 'Retry-After: 1 is over a 500 ms bound: no early retry');
+  await t.rejects(
+    client.call('get_ui_state', {}, { retry: { maxDelayMs: 500 } }),
+    { code: 'BUSY', attempts: 1 },
+    'Retry-After: 1 is over a 500 ms bound: no early retry',
+  );
   const aborted = new AbortController();
   const pending = client.call('get_ui_state', {}, { retry: { retries: 5 }, signal: aborted.signal });
   setTimeout(() => aborted.abort(new Error('caller gave up')), 400);

@@ -49,7 +49,10 @@ t.test('action commands', async (t) => {
     t.ok(r.spawned >= 1);
     t.equal(r.names.length, r.spawned);
     const tile = await ok(t, b, 'get_tile', { x: 20, y: 20 });
-    t.ok(tile.actors.some((a: { name: string; asset_id: string }) => a.asset_id === 'sheep' && r.names.includes(a.name)), 'the first lands on (x, y)');
+    t.ok(
+      tile.actors.some((a: { name: string; asset_id: string }) => a.asset_id === 'sheep' && r.names.includes(a.name)),
+      'the first lands on (x, y)',
+    );
     t.equal((await ok(t, b, 'get_world_state')).population_alive, before + r.spawned);
 
     const one = await ok(t, b, 'spawn', { entity_id: 'human', x: 21, y: 20 });

@@ -39,7 +39,11 @@ const CATALOGUE: Array<[name: string, category: string, mainThread: boolean, per
 t.test('all 28 commands in catalogue order, with category, thread and permission', async (t) => {
   const names = COMMANDS.map((c) => c.name);
   t.equal(names.length, 28);
-  t.same(names, CATALOGUE.map(([name]) => name), 'catalogue order');
+  t.same(
+    names,
+    CATALOGUE.map(([name]) => name),
+    'catalogue order',
+  );
   for (const [name, category, mainThread, permission] of CATALOGUE) {
     const def = COMMANDS.find((c) => c.name === name);
     t.ok(def, name);
@@ -56,7 +60,12 @@ t.test('all 28 commands in catalogue order, with category, thread and permission
 
 t.test('every args schema: an object, additionalProperties false, 2020-12, no enum on asset ids', async (t) => {
   for (const def of COMMANDS) {
-    const schema = describeSchema(def.args) as { type: string; additionalProperties: boolean; $schema: string; properties?: Record<string, { enum?: unknown; minimum?: unknown; maximum?: unknown; anyOf?: unknown }> };
+    const schema = describeSchema(def.args) as {
+      type: string;
+      additionalProperties: boolean;
+      $schema: string;
+      properties?: Record<string, { enum?: unknown; minimum?: unknown; maximum?: unknown; anyOf?: unknown }>;
+    };
     t.equal(schema.type, 'object', def.name);
     t.equal(schema.additionalProperties, false, `${def.name}: additionalProperties false`);
     t.equal(schema.$schema, 'https://json-schema.org/draft/2020-12/schema');

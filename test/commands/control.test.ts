@@ -40,7 +40,14 @@ t.test('generate_world, save_world, load_world', async (t) => {
     t.not(random1.seed, random2.seed);
     t.equal((await ok(t, b, 'get_world_state')).seed, random2.seed, 'and reported');
 
-    for (const args of [{ zone_x: 1, zone_y: 2 }, { zone_x: 2, zone_y: 17 }, { zone_x: 2 }, { zone_x: 2, zone_y: 2, seed: -1 }, { zone_x: 2, zone_y: 2, seed: 1.5 }, { zone_x: 2, zone_y: 2, size: 3 }]) {
+    for (const args of [
+      { zone_x: 1, zone_y: 2 },
+      { zone_x: 2, zone_y: 17 },
+      { zone_x: 2 },
+      { zone_x: 2, zone_y: 2, seed: -1 },
+      { zone_x: 2, zone_y: 2, seed: 1.5 },
+      { zone_x: 2, zone_y: 2, size: 3 },
+    ]) {
       await fails(t, b, 'generate_world', args, 400, 'BAD_ARGS');
     }
   });

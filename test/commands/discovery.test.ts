@@ -13,8 +13,14 @@ t.test('discovery commands', async (t) => {
     const tops = r.top_tiles.map((i: { id: string }) => i.id);
     t.ok(ids.includes('grass') && ids.includes('deep_ocean'), 'tile types are listed');
     t.ok(tops.includes('tree_oak') && tops.includes('house'), 'top tiles are listed');
-    t.notOk(ids.some((id: string) => tops.includes(id)), 'items holds tile_id values only, never top ids');
-    t.match(r.items.find((i: { id: string }) => i.id === 'deep_ocean'), { id: 'deep_ocean', water: true });
+    t.notOk(
+      ids.some((id: string) => tops.includes(id)),
+      'items holds tile_id values only, never top ids',
+    );
+    t.match(
+      r.items.find((i: { id: string }) => i.id === 'deep_ocean'),
+      { id: 'deep_ocean', water: true },
+    );
   });
 
   await t.test('list_actors: ids with race', async (t) => {
@@ -22,8 +28,14 @@ t.test('discovery commands', async (t) => {
     t.equal(r.count, r.items.length);
     t.ok(r.count > 5);
     for (const item of r.items) t.match(item, { id: String, race: String });
-    t.match(r.items.find((i: { id: string }) => i.id === 'human'), { race: 'human' });
-    t.match(r.items.find((i: { id: string }) => i.id === 'zombie'), { race: 'undead' });
+    t.match(
+      r.items.find((i: { id: string }) => i.id === 'human'),
+      { race: 'human' },
+    );
+    t.match(
+      r.items.find((i: { id: string }) => i.id === 'zombie'),
+      { race: 'undead' },
+    );
   });
 
   await t.test('list_powers: supports_radius and is_toggle', async (t) => {
@@ -37,7 +49,10 @@ t.test('discovery commands', async (t) => {
 
   await t.test('list_speeds: the catalogue ids, multipliers and the current speed', async (t) => {
     const r = await ok(t, b, 'list_speeds');
-    t.same(r.items.map((s: { id: string }) => s.id), ['slow_mo', 'x1', 'x2', 'x3', 'x4', 'x5', 'x10', 'x15', 'x20', 'x40']);
+    t.same(
+      r.items.map((s: { id: string }) => s.id),
+      ['slow_mo', 'x1', 'x2', 'x3', 'x4', 'x5', 'x10', 'x15', 'x20', 'x40'],
+    );
     t.equal(r.count, 10);
     t.match(r.items[0], { id: 'slow_mo', multiplier: 0.5 });
     t.equal(r.current, 'x1');

@@ -16,7 +16,11 @@ t.test('a game without spawn', async (t) => {
   const caps = (await (await b.fetch('/capabilities')).json()) as { commands: Array<{ name: string }> };
   const names = caps.commands.map((c) => c.name);
   t.notOk(names.includes('spawn'), 'spawn is left out of /capabilities');
-  t.same(names, COMMANDS.map((c) => c.name).filter((name) => name !== 'spawn'), 'every other command is there');
+  t.same(
+    names,
+    COMMANDS.map((c) => c.name).filter((name) => name !== 'spawn'),
+    'every other command is there',
+  );
 
   const error = await fails(t, b, 'spawn', { entity_id: 'human', x: 10, y: 10 }, 404, 'UNKNOWN_COMMAND');
   t.match(error.message, /disabled/);

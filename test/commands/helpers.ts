@@ -9,10 +9,7 @@ export function fixture(name: string): URL {
   return new URL(`../fixtures/${name}`, import.meta.url);
 }
 
-export async function startSandbox(
-  t: Test,
-  options: BridgeOptions & { config?: Parameters<typeof writeConfig>[1] } = {},
-): Promise<TestBridge> {
+export async function startSandbox(t: Test, options: BridgeOptions & { config?: Parameters<typeof writeConfig>[1] } = {}): Promise<TestBridge> {
   const { config, ...rest } = options;
   const configDir = rest.configDir ?? tempDir('gcb-cmd-');
   if (config) writeConfig(configDir, config);

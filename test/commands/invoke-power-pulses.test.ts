@@ -10,8 +10,15 @@ import { until } from '../helpers/bridge.ts';
 import { checkException, fails, fixture, ok, startSandbox } from './helpers.ts';
 
 const god: CallerContext = {
-  agentId: 'legacy', agentIndex: 0, role: 'god', permissions: 511, claimedKingdomId: null,
-  scenario: 'sandbox', partialIntel: false, turnBased: false, legacyMode: true,
+  agentId: 'legacy',
+  agentIndex: 0,
+  role: 'god',
+  permissions: 511,
+  claimedKingdomId: null,
+  scenario: 'sandbox',
+  partialIntel: false,
+  turnBased: false,
+  legacyMode: true,
 };
 
 function fakeEnv(options: { caller?: Partial<CallerContext>; budgetMs?: number; invoke?: (x: number, y: number) => boolean; capacity?: number } = {}) {
@@ -38,7 +45,16 @@ const plan = (pulses: number, extra: Partial<PulsePlan> = {}): PulsePlan => ({ p
 t.test('the pulse run, unit', async (t) => {
   t.test('positions run from (x, y) to (x2, y2), both ends included', async (t) => {
     const p = plan(5, { x: 10, y: 20, x2: 18, y2: 12 });
-    t.same([0, 1, 2, 3, 4].map((i) => pulsePosition(p, i)), [{ x: 10, y: 20 }, { x: 12, y: 18 }, { x: 14, y: 16 }, { x: 16, y: 14 }, { x: 18, y: 12 }]);
+    t.same(
+      [0, 1, 2, 3, 4].map((i) => pulsePosition(p, i)),
+      [
+        { x: 10, y: 20 },
+        { x: 12, y: 18 },
+        { x: 14, y: 16 },
+        { x: 16, y: 14 },
+        { x: 18, y: 12 },
+      ],
+    );
   });
 
   t.test('one pulse a frame, settled when all are applied', async (t) => {
@@ -87,7 +103,12 @@ t.test('the pulse run, unit', async (t) => {
     late.jobs.step();
     t.match(await b, { pulses_applied: 1, stopped: 'deadline' });
 
-    const broken = fakeEnv({ invoke: (x) => { if (x === 1) throw new Error('jammed'); return true; } });
+    const broken = fakeEnv({
+      invoke: (x) => {
+        if (x === 1) throw new Error('jammed');
+        return true;
+      },
+    });
     const c = startPulsedRun(broken.env, plan(3, { x2: 2 }));
     broken.jobs.step();
     broken.jobs.step();
@@ -143,7 +164,10 @@ t.test('pulsed runs over HTTP', async (t) => {
     const one = await b.cmd('invoke_power', { power_id: 'rain', x: 40, y: 3 });
     t.equal(one.status, 200, 'a one-pulse call needs no job');
     const ended = await Promise.all(runs);
-    t.ok(ended.every((r) => r.status === 200 && r.body.result.stopped === 'deadline'), 'the 32 runs end at their budget');
+    t.ok(
+      ended.every((r) => r.status === 200 && r.body.result.stopped === 'deadline'),
+      'the 32 runs end at their budget',
+    );
     t.match(await ok(t, b, 'invoke_power', { power_id: 'rain', x: 40, y: 3, pulses: 2 }), { pulses_applied: 2 }, 'the registry has room again');
   });
 });

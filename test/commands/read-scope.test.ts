@@ -9,7 +9,15 @@ import { PERMISSIONS, ROLE_MASKS } from '../../src/auth/permissions.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
 import type { ActorQuery, CityInfo } from '../../src/shared/game-module.ts';
 
-const city = (id: number, kingdom: number): CityInfo => ({ id, name: `c${id}`, kingdom_id: kingdom, kingdom_name: `k${kingdom}`, leader_name: null, building_count: 1, unit_count: 1 });
+const city = (id: number, kingdom: number): CityInfo => ({
+  id,
+  name: `c${id}`,
+  kingdom_id: kingdom,
+  kingdom_name: `k${kingdom}`,
+  leader_name: null,
+  building_count: 1,
+  unit_count: 1,
+});
 const CITIES = [city(1, 1), city(2, 1), city(3, 2)];
 
 const queries: ActorQuery[] = [];
@@ -22,7 +30,17 @@ const game = {
 };
 
 function caller(role: keyof typeof ROLE_MASKS, claim: number | null, partialIntel: boolean): CallerContext {
-  return { agentId: role, agentIndex: 0, role, permissions: ROLE_MASKS[role], claimedKingdomId: claim, scenario: 'pvp', partialIntel, turnBased: false, legacyMode: false };
+  return {
+    agentId: role,
+    agentIndex: 0,
+    role,
+    permissions: ROLE_MASKS[role],
+    claimedKingdomId: claim,
+    scenario: 'pvp',
+    partialIntel,
+    turnBased: false,
+    legacyMode: false,
+  };
 }
 
 function run(def: typeof listCities | typeof queryActors, args: object, who: CallerContext): any {

@@ -17,7 +17,12 @@ t.test('read commands', async (t) => {
     t.equal(tile.actor_count, tile.actors.length);
     const corner = await ok(t, b, 'get_tile', { x: world.width - 1, y: world.height - 1 });
     t.equal(corner.x, world.width - 1);
-    for (const [x, y] of [[-1, 0], [0, -1], [world.width, 0], [0, world.height]]) {
+    for (const [x, y] of [
+      [-1, 0],
+      [0, -1],
+      [world.width, 0],
+      [0, world.height],
+    ]) {
       const error = await fails(t, b, 'get_tile', { x, y }, 400, 'OUT_OF_BOUNDS');
       t.match(error.message, new RegExp(`${world.width}x${world.height}`), 'the message names the map size');
     }
@@ -29,11 +34,17 @@ t.test('read commands', async (t) => {
     const civ = await ok(t, b, 'list_kingdoms');
     t.equal(civ.count, civ.items.length);
     t.equal(civ.count, world.kingdoms_alive);
-    t.ok(civ.items.every((k: { wild: boolean }) => !k.wild), 'wild factions are left out by default');
+    t.ok(
+      civ.items.every((k: { wild: boolean }) => !k.wild),
+      'wild factions are left out by default',
+    );
     t.match(civ.items[0], { id: Number, name: String, race: String, cities_count: Number, units_count: Number, wild: false });
     const all = await ok(t, b, 'list_kingdoms', { include_wild: true });
     t.ok(all.count >= civ.count);
-    t.ok(all.items.some((k: { wild: boolean }) => k.wild), 'include_wild adds the wild factions');
+    t.ok(
+      all.items.some((k: { wild: boolean }) => k.wild),
+      'include_wild adds the wild factions',
+    );
     await fails(t, b, 'list_kingdoms', { include_wild: 'yes' }, 400, 'BAD_ARGS');
   });
 
@@ -66,7 +77,10 @@ t.test('read commands', async (t) => {
     t.match(last, { returned: 0, has_more: false, matched: first.matched });
 
     const humans = await ok(t, b, 'query_actors', { race: 'human', limit: 5000 });
-    t.ok(humans.items.every((a: { asset_id: string }) => a.asset_id === 'human'), 'race filters');
+    t.ok(
+      humans.items.every((a: { asset_id: string }) => a.asset_id === 'human'),
+      'race filters',
+    );
     const kingdomId = first.items.find((a: { kingdom_id: number | null }) => a.kingdom_id !== null).kingdom_id;
     const subjects = await ok(t, b, 'query_actors', { kingdom_id: kingdomId, limit: 5000 });
     t.ok(subjects.matched > 0 && subjects.items.every((a: { kingdom_id: number }) => a.kingdom_id === kingdomId), 'kingdom_id filters');
@@ -74,12 +88,24 @@ t.test('read commands', async (t) => {
     const rect = { x: someone.x - 2, y: someone.y - 2, w: 5, h: 5 };
     const near = await ok(t, b, 'query_actors', { in_rect: rect, limit: 5000 });
     t.ok(near.matched >= 1);
-    t.ok(near.items.every((a: { x: number; y: number }) => a.x >= rect.x && a.x < rect.x + 5 && a.y >= rect.y && a.y < rect.y + 5), 'in_rect filters');
+    t.ok(
+      near.items.every((a: { x: number; y: number }) => a.x >= rect.x && a.x < rect.x + 5 && a.y >= rect.y && a.y < rect.y + 5),
+      'in_rect filters',
+    );
     await ok(t, b, 'invoke_power', { power_id: 'meteorite', x: someone.x, y: someone.y });
     const dead = await ok(t, b, 'query_actors', { alive: false });
     t.ok(dead.matched >= 1, 'alive: false lists the dead');
 
-    for (const args of [{ limit: 0 }, { limit: 5001 }, { offset: -1 }, { in_rect: { x: 0, y: 0, w: 0, h: 5 } }, { in_rect: { x: 0, y: 0, w: 5 } }, { in_rect: { x: 0, y: 0, w: 5, h: 5, z: 1 } }, { alive: 1 }, { name: 'x' }]) {
+    for (const args of [
+      { limit: 0 },
+      { limit: 5001 },
+      { offset: -1 },
+      { in_rect: { x: 0, y: 0, w: 0, h: 5 } },
+      { in_rect: { x: 0, y: 0, w: 5 } },
+      { in_rect: { x: 0, y: 0, w: 5, h: 5, z: 1 } },
+      { alive: 1 },
+      { name: 'x' },
+    ]) {
       await fails(t, b, 'query_actors', args, 400, 'BAD_ARGS');
     }
   });

@@ -13,22 +13,34 @@ t.test('absent agents.json is legacy mode', async (t) => {
 });
 
 t.test('a valid file with presets and defaults', async (t) => {
-  const config = parseAgents('agents.json', JSON.stringify({
-    scenario: 'pvp',
-    _comment: 'unknown keys are ignored',
-    agents: [
-      { id: 'athena', token: TOK(1), role: 'faction_player', kingdom_claim: 'auto:0', extra: true },
-      { id: 'ares', token_sha256: 'a'.repeat(64), role: 'faction_player', kingdom_claim: 'id:7' },
-      { id: 'dm', token: TOK(3), role: 'god' },
-      { id: 'owl', token: TOK(4), role: 'observer', permissions: ['read_all'] },
-    ],
-  }));
+  const config = parseAgents(
+    'agents.json',
+    JSON.stringify({
+      scenario: 'pvp',
+      _comment: 'unknown keys are ignored',
+      agents: [
+        { id: 'athena', token: TOK(1), role: 'faction_player', kingdom_claim: 'auto:0', extra: true },
+        { id: 'ares', token_sha256: 'a'.repeat(64), role: 'faction_player', kingdom_claim: 'id:7' },
+        { id: 'dm', token: TOK(3), role: 'god' },
+        { id: 'owl', token: TOK(4), role: 'observer', permissions: ['read_all'] },
+      ],
+    }),
+  );
   t.equal(config.scenario, 'pvp');
   t.equal(config.partialIntel, true, 'pvp defaults partial_intel to true');
   t.equal(config.turnBased, false);
   t.same(config.turnOrder, ['athena', 'ares'], 'default rotation: the faction players in declaration order');
   t.equal(config.turnTimeoutMs, null);
-  const coop = parseAgents('a', JSON.stringify({ scenario: 'coop', turn_based: true, turn_order: ['b', 'a'], turn_timeout_s: 1.5, agents: [agent('a'), agent('bb'), { ...agent('b'), token: TOK(99) }] }));
+  const coop = parseAgents(
+    'a',
+    JSON.stringify({
+      scenario: 'coop',
+      turn_based: true,
+      turn_order: ['b', 'a'],
+      turn_timeout_s: 1.5,
+      agents: [agent('a'), agent('bb'), { ...agent('b'), token: TOK(99) }],
+    }),
+  );
   t.equal(coop.partialIntel, false, 'only pvp hides by default');
   t.same(coop.turnOrder, ['b', 'a']);
   t.equal(coop.turnTimeoutMs, 1500);

@@ -14,14 +14,24 @@ function setup(t: Tap.Test) {
   const path = join(dir, 'bridge.toml');
   writeFileSync(path, good(true));
   const lines: Array<Record<string, unknown>> = [];
-  const log = pino({ base: undefined }, new Writable({ write(chunk, _e, done) { lines.push(JSON.parse(chunk.toString())); done(); } }));
+  const log = pino(
+    { base: undefined },
+    new Writable({
+      write(chunk, _e, done) {
+        lines.push(JSON.parse(chunk.toString()));
+        done();
+      },
+    }),
+  );
   const changes: boolean[] = [];
   const ks = watchKillSwitch({ path, initial: true, intervalMs: 60_000, log, onChange: (v) => changes.push(v) });
   t.teardown(() => ks.stop());
   return { dir, path, ks, lines, changes, warnings: () => lines.filter((l) => l.level === 40) };
 }
 
-declare namespace Tap { type Test = import('tap').Test }
+declare namespace Tap {
+  type Test = import('tap').Test;
+}
 
 t.test('false disables, true enables again, no restart', async (t) => {
   const s = setup(t);

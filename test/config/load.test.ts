@@ -40,10 +40,22 @@ t.test('tokens are 48 characters of [A-Za-z0-9] and do not repeat', async (t) =>
 });
 
 const refused: Array<[string, string, RegExp]> = [
-  ['host 0.0.0.0', `[Bridge]\nhost = "0.0.0.0"\ntoken = "${TOKEN}"`, /\[Bridge\] host = "0\.0\.0\.0" is not allowed; allowed: "127\.0\.0\.1" or "localhost": the bridge listens on loopback only/],
+  [
+    'host 0.0.0.0',
+    `[Bridge]\nhost = "0.0.0.0"\ntoken = "${TOKEN}"`,
+    /\[Bridge\] host = "0\.0\.0\.0" is not allowed; allowed: "127\.0\.0\.1" or "localhost": the bridge listens on loopback only/,
+  ],
   ['host of a LAN address', `[Bridge]\nhost = "192.168.1.5"\ntoken = "${TOKEN}"`, /\[Bridge\] host/],
-  ['max_concurrent_requests 0', `[Bridge]\nmax_concurrent_requests = 0\ntoken = "${TOKEN}"`, /\[Bridge\] max_concurrent_requests = 0 is not allowed; allowed: an integer from 1 to 64/],
-  ['max_concurrent_requests 65', `[Bridge]\nmax_concurrent_requests = 65\ntoken = "${TOKEN}"`, /\[Bridge\] max_concurrent_requests = 65 is not allowed; allowed: an integer from 1 to 64/],
+  [
+    'max_concurrent_requests 0',
+    `[Bridge]\nmax_concurrent_requests = 0\ntoken = "${TOKEN}"`,
+    /\[Bridge\] max_concurrent_requests = 0 is not allowed; allowed: an integer from 1 to 64/,
+  ],
+  [
+    'max_concurrent_requests 65',
+    `[Bridge]\nmax_concurrent_requests = 65\ntoken = "${TOKEN}"`,
+    /\[Bridge\] max_concurrent_requests = 65 is not allowed; allowed: an integer from 1 to 64/,
+  ],
   ['max_concurrent_requests not an integer', `[Bridge]\nmax_concurrent_requests = "8"\ntoken = "${TOKEN}"`, /\[Bridge\] max_concurrent_requests = "8"/],
   ['port 70000', `[Bridge]\nport = 70000\ntoken = "${TOKEN}"`, /\[Bridge\] port = 70000 is not allowed; allowed: an integer from 1 to 65535/],
   ['fps 0', `[Bridge]\ntoken = "${TOKEN}"\n[Game]\nfps = 0`, /\[Game\] fps = 0 is not allowed; allowed: an integer from 1 to 240/],

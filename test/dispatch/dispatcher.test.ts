@@ -30,7 +30,9 @@ function setup(t: Tap.Test, timings: Partial<Timings> = {}, frame: (args: any) =
   });
   return { queue, drainer, ran, shared, setTicks: (n: number) => (ticks = n) };
 }
-declare namespace Tap { type Test = import('tap').Test }
+declare namespace Tap {
+  type Test = import('tap').Test;
+}
 
 t.test('at most 32 actions per frame, in order; the rest stay queued', async (t) => {
   const { queue, drainer, ran } = setup(t);
@@ -42,9 +44,16 @@ t.test('at most 32 actions per frame, in order; the rest stay queued', async (t)
   t.equal(ran.length, 64);
   drainer.drainFrame();
   t.equal(ran.length, 70);
-  t.same(ran, Array.from({ length: 70 }, (_, i) => i), 'FIFO');
+  t.same(
+    ran,
+    Array.from({ length: 70 }, (_, i) => i),
+    'FIFO',
+  );
   const values = await Promise.all(answers);
-  t.same(values.map((a) => a.outcome), Array.from({ length: 70 }, (_, i) => ({ ok: true, value: i })));
+  t.same(
+    values.map((a) => a.outcome),
+    Array.from({ length: 70 }, (_, i) => ({ ok: true, value: i })),
+  );
   await tick();
   t.equal(queue.pending, 0, 'every entry released');
 });

@@ -21,7 +21,10 @@ t.test('the default world starts with civilised kingdoms, capitals, kings and a 
     t.type(k.king_name, 'string');
     t.ok(k.capital_id !== null && k.cities_count >= 1 && k.units_count > 5);
   }
-  t.same(game.kingdomOrder(), kingdoms.map((k) => k.id));
+  t.same(
+    game.kingdomOrder(),
+    kingdoms.map((k) => k.id),
+  );
   const wild = game.listKingdoms(true).filter((k) => k.wild);
   t.ok(wild.length >= 3, 'animals live in wild kingdoms');
   t.ok(wild.every((k) => k.king_name === null && k.capital_id === null));
@@ -32,7 +35,10 @@ t.test('the default world starts with civilised kingdoms, capitals, kings and a 
     t.type(c.leader_name, 'string');
     t.equal(c.kingdom_name, kingdoms.find((k) => k.id === c.kingdom_id)!.name);
   }
-  t.same(game.listCities(kingdoms[0]!.id).map((c) => c.kingdom_id), [kingdoms[0]!.id]);
+  t.same(
+    game.listCities(kingdoms[0]!.id).map((c) => c.kingdom_id),
+    [kingdoms[0]!.id],
+  );
   t.same(game.listCities(9999), []);
   t.end();
 });
@@ -78,12 +84,20 @@ t.test('kingdoms that meet go to war; a kingdom that dies keeps its id to itself
   const [a, b] = w.kingdoms.filter((k) => k.wars.length > 0);
   t.ok(a && b && a.wars.includes(b.id) && b.wars.includes(a.id), 'wars are mutual');
   const ids = w.kingdoms.map((k) => k.id);
-  t.same(ids, ids.map((_, n) => n + 1), 'ids are 1..n in creation order, never reused');
+  t.same(
+    ids,
+    ids.map((_, n) => n + 1),
+    'ids are 1..n in creation order, never reused',
+  );
   // Through wars, conquests and abandoned cities the bookkeeping stays exact.
   for (let n = 0; n < 3000; n++) tick(w);
   let houses = 0;
   for (let i = 0; i < w.owner.length; i++) if (w.owner[i] !== 0 && w.topType[i] === TOP.house) houses++;
-  t.equal(w.cities.reduce((sum, c) => sum + c.buildings, 0), houses, 'building counts');
+  t.equal(
+    w.cities.reduce((sum, c) => sum + c.buildings, 0),
+    houses,
+    'building counts',
+  );
   t.equal(w.civAlive, w.kingdoms.filter((k) => k.alive && !k.wild).length, 'live kingdoms');
   t.equal(w.citiesAlive, w.cities.filter((c) => c.alive).length, 'live cities');
   for (const c of w.cities) if (!c.alive) t.equal(w.owner.indexOf(c.id), -1, `fallen city ${c.id} owns no land`);

@@ -21,7 +21,13 @@ t.test('a brush paints a disc; land painted as water takes a water height', (t) 
   const out = game.paintTile(p.x, p.y, 'shallow_water', null, 3);
   t.ok(out.painted >= 29, `${out.painted} painted`);
   t.equal(out.skipped, 0);
-  for (const [dx, dy] of [[0, 0], [3, 0], [0, -3], [2, 2]] as const) t.equal(game.getTile(p.x + dx, p.y + dy).tile_id, 'shallow_water');
+  for (const [dx, dy] of [
+    [0, 0],
+    [3, 0],
+    [0, -3],
+    [2, 2],
+  ] as const)
+    t.equal(game.getTile(p.x + dx, p.y + dy).tile_id, 'shallow_water');
   t.ok(game.getTile(p.x, p.y).height < 100);
   t.end();
 });
@@ -50,7 +56,10 @@ t.test('a house painted on city land counts as one of its buildings', (t) => {
   const city = game.listCities()[0]!;
   const rec = snap().cities.find((c) => c.id === city.id)!;
   const s = snap();
-  const spot = findTile(s, (id, x, y, i) => s.tiles.owner[i] === city.id && s.tiles.top[i] === 0 && !WATER.has(id) && Math.abs(x - rec.x) < 6 && Math.abs(y - rec.y) < 6);
+  const spot = findTile(
+    s,
+    (id, x, y, i) => s.tiles.owner[i] === city.id && s.tiles.top[i] === 0 && !WATER.has(id) && Math.abs(x - rec.x) < 6 && Math.abs(y - rec.y) < 6,
+  );
   game.paintTile(spot.x, spot.y, null, 'house', 0);
   t.equal(game.listCities().find((c) => c.id === city.id)!.building_count, city.building_count + 1);
   game.paintTile(spot.x, spot.y, null, 'rock', 0);

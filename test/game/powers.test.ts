@@ -39,8 +39,10 @@ t.test('catalogue flags: brushes support a radius, laws are toggles, nothing is 
   t.equal(powers.length, POWERS.length);
   for (const p of powers) t.notOk(p.supports_radius && p.is_toggle, `${p.id} is not both`);
   const byId = new Map(powers.map((p) => [p.id, p]));
-  for (const id of ['fire', 'rain', 'blessing', 'plague', 'earthquake', 'water_bucket', 'lava_bucket']) t.equal(byId.get(id)?.supports_radius, true, `${id} has a brush`);
-  for (const id of ['lightning', 'bomb', 'meteorite', 'atomic_bomb', 'spawn_human', 'rain_toggle']) t.equal(byId.get(id)?.supports_radius, false, `${id} has no brush`);
+  for (const id of ['fire', 'rain', 'blessing', 'plague', 'earthquake', 'water_bucket', 'lava_bucket'])
+    t.equal(byId.get(id)?.supports_radius, true, `${id} has a brush`);
+  for (const id of ['lightning', 'bomb', 'meteorite', 'atomic_bomb', 'spawn_human', 'rain_toggle'])
+    t.equal(byId.get(id)?.supports_radius, false, `${id} has no brush`);
   for (const id of ['rain_toggle', 'infinite_lifespan', 'world_peace']) t.equal(byId.get(id)?.is_toggle, true, `${id} is a toggle`);
   for (const race of ['human', 'elf', 'orc', 'dwarf', 'sheep', 'wolf', 'dragon', 'zombie']) t.ok(byId.has(`spawn_${race}`), `spawn_${race}`);
   t.throws(() => game.invokePower('lightnin', 1, 1, null), { code: 'UNKNOWN_ASSET', didYouMean: ['lightning'] });
@@ -59,7 +61,10 @@ t.test('spawn powers add one creature where it can live, and refuse where it can
   t.equal(game.invokePower('spawn_human', water.x, water.y, null), false, 'no humans on water');
   t.equal(game.invokePower('spawn_fish', land.x, land.y, null), false, 'no fish on land');
   t.equal(game.getWorldState().population_alive, before + 4);
-  const here = game.getTile(land.x, land.y).actors.map((a) => a.asset_id).sort();
+  const here = game
+    .getTile(land.x, land.y)
+    .actors.map((a) => a.asset_id)
+    .sort();
   t.same(here, ['human', 'sheep']);
   t.end();
 });
@@ -156,7 +161,10 @@ t.test('plague sickens and kills the living; blessing cures and heals', (t) => {
   t.ok(infected >= 4);
   runTicks(game, 200);
   const hurt = sick.map(hpOf).filter((hp): hp is number => hp !== null);
-  t.ok(hurt.every((hp) => hp < 100), 'the sick lose health');
+  t.ok(
+    hurt.every((hp) => hp < 100),
+    'the sick lose health',
+  );
   game.invokePower('blessing', p.x, p.y, 30);
   s = snap();
   for (const uid of sick) {
@@ -221,8 +229,8 @@ t.test('world_peace ends every war', async (t) => {
   const w = buildWorld({ zonesX: 4, zonesY: 4, seed: 1234 });
   declareWar(w.kingdoms[0]!, w.kingdoms[1]!);
   game.installWorld(toSnapshot(w));
-  t.same((snap().kingdoms[0]!).wars, [2]);
+  t.same(snap().kingdoms[0]!.wars, [2]);
   game.invokePower('world_peace', 0, 0, null);
-  t.same((snap().kingdoms[0]!).wars, []);
-  t.same((snap().kingdoms[1]!).wars, []);
+  t.same(snap().kingdoms[0]!.wars, []);
+  t.same(snap().kingdoms[1]!.wars, []);
 });

@@ -55,7 +55,11 @@ t.test('query_actors lists the oldest first, so pages hold still while the world
   runTicks(game, 300); // slots are re-laid every 128 ticks; the order must not care
   const after = game.queryActors({ alive: true, limit: 5000, offset: 0 }).items.map((r) => r.name);
   const survivors = after.filter((name) => before.includes(name));
-  t.same(survivors, before.filter((name) => survivors.includes(name)), 'same relative order');
+  t.same(
+    survivors,
+    before.filter((name) => survivors.includes(name)),
+    'same relative order',
+  );
   t.ok(survivors.length > 25);
   t.end();
 });
@@ -88,12 +92,16 @@ t.test('get_world_state counts agree with the lists', (t) => {
 t.test('catalogue lists', (t) => {
   const actors = game.listActors();
   for (const id of ['human', 'elf', 'orc', 'dwarf', 'sheep', 'wolf', 'bear', 'chicken', 'rabbit', 'cat', 'dragon', 'zombie']) {
-    t.ok(actors.some((a) => a.id === id), id);
+    t.ok(
+      actors.some((a) => a.id === id),
+      id,
+    );
   }
   t.ok(actors.every((a) => typeof a.race === 'string' && a.race.length > 0));
   t.equal(actors.find((a) => a.id === 'orc')!.race, 'orc');
   const tiles = game.listTiles().map((x) => x.id);
-  for (const id of ['deep_ocean', 'shallow_water', 'sand', 'soil_low', 'soil_high', 'grass', 'forest', 'hills', 'mountains', 'snow', 'lava']) t.ok(tiles.includes(id), id);
+  for (const id of ['deep_ocean', 'shallow_water', 'sand', 'soil_low', 'soil_high', 'grass', 'forest', 'hills', 'mountains', 'snow', 'lava'])
+    t.ok(tiles.includes(id), id);
   t.ok(game.listTopTiles().length >= 8);
   t.end();
 });

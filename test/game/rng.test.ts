@@ -7,7 +7,10 @@ t.test('same seed, same sequence; different seed, different sequence', (t) => {
   const b = seedRng(1234);
   const c = seedRng(1235);
   const seqA = Array.from({ length: 100 }, () => nextU32(a));
-  t.same(Array.from({ length: 100 }, () => nextU32(b)), seqA);
+  t.same(
+    Array.from({ length: 100 }, () => nextU32(b)),
+    seqA,
+  );
   t.not(JSON.stringify(Array.from({ length: 100 }, () => nextU32(c))), JSON.stringify(seqA));
   t.not(JSON.stringify(Array.from(seedRng(1234, 1))), JSON.stringify(Array.from(seedRng(1234, 0))), 'streams differ');
   t.end();

@@ -17,8 +17,8 @@ function arena(): World {
   w.population = 0;
   w.freeCount = 0;
   w.hwm = 0;
-  w.cities.forEach((c) => (c.alive = false));
-  w.kingdoms.forEach((k) => (k.alive = k.wild));
+  for (const c of w.cities) c.alive = false;
+  for (const k of w.kingdoms) k.alive = k.wild;
   recountAlive(w);
   forDisc(w, 64, 64, 40, (i) => {
     setTileType(w, i, T.grass);
@@ -185,7 +185,11 @@ t.test('the census agrees with a fresh count', (t) => {
   }
   let houses = 0;
   for (let i = 0; i < w.owner.length; i++) if (w.owner[i] !== 0 && w.topType[i] === TOP.house) houses++;
-  t.equal(w.cities.reduce((sum, c) => sum + c.buildings, 0), houses, 'building counts match the houses on city land');
+  t.equal(
+    w.cities.reduce((sum, c) => sum + c.buildings, 0),
+    houses,
+    'building counts match the houses on city land',
+  );
   t.equal(w.civAlive, w.kingdoms.filter((k) => k.alive && !k.wild).length, 'live kingdom counter');
   t.equal(w.citiesAlive, w.cities.filter((c) => c.alive).length, 'live city counter');
   t.end();

@@ -68,17 +68,23 @@ t.test('names, adults, kingdoms', (t) => {
   for (const name of out.names) t.match(name, /^[A-Z][a-z]+$/);
   const here = game.queryActors({ alive: true, limit: 100, offset: 0, race: 'elf', in_rect: { x: land.x - 3, y: land.y - 3, w: 7, h: 7 } });
   t.ok(here.matched >= 6);
-  t.ok(here.items.every((row) => row.kingdom_id === null), 'elves on free land are nomads until they found a kingdom');
+  t.ok(
+    here.items.every((row) => row.kingdom_id === null),
+    'elves on free land are nomads until they found a kingdom',
+  );
   const wolves = game.spawn('wolf', land.x, land.y, 2, false);
   const wild = game.queryActors({ alive: true, limit: 100, offset: 0, race: 'wolf', in_rect: { x: land.x - 3, y: land.y - 3, w: 7, h: 7 } });
   t.ok(wild.items.length >= wolves.spawned);
   const wildKingdom = game.listKingdoms(true).find((k) => k.wild && k.race === 'wolf');
   t.ok(wildKingdom);
-  t.ok(wild.items.every((row) => row.kingdom_id === wildKingdom!.id), 'animals join their wild kingdom');
+  t.ok(
+    wild.items.every((row) => row.kingdom_id === wildKingdom!.id),
+    'animals join their wild kingdom',
+  );
   t.end();
 });
 
-t.test('a civilised creature spawned on its race\'s city land joins that city', (t) => {
+t.test("a civilised creature spawned on its race's city land joins that city", (t) => {
   const city = game.listCities()[0]!;
   const kingdom = game.listKingdoms(false).find((k) => k.id === city.kingdom_id)!;
   const s = snap();

@@ -22,7 +22,10 @@ t.test(`the smallest world: ${MIN_ZONES}x${MIN_ZONES} zones`, (t) => {
   const water = (counts.get('deep_ocean') ?? 0) + (counts.get('shallow_water') ?? 0);
   t.ok(water > 0.3 * 128 * 128 && water < 0.6 * 128 * 128, `water ${water}`);
   t.ok(counts.size >= 6, `${counts.size} tile types`);
-  t.ok(s.kingdoms.some((k) => !k.wild), 'even a small world has a kingdom');
+  t.ok(
+    s.kingdoms.some((k) => !k.wild),
+    'even a small world has a kingdom',
+  );
   t.end();
 });
 
@@ -89,7 +92,12 @@ t.test('top tile ids are distinct from tile ids; decoration sits on land', (t) =
 });
 
 t.test('bad parameters are BAD_ARGS', (t) => {
-  for (const params of [{ zonesX: 1, zonesY: 4, seed: 1 }, { zonesX: 4, zonesY: 17, seed: 1 }, { zonesX: 2.5, zonesY: 4, seed: 1 }, { zonesX: 4, zonesY: 4, seed: 0.5 }]) {
+  for (const params of [
+    { zonesX: 1, zonesY: 4, seed: 1 },
+    { zonesX: 4, zonesY: 17, seed: 1 },
+    { zonesX: 2.5, zonesY: 4, seed: 1 },
+    { zonesX: 4, zonesY: 4, seed: 0.5 },
+  ]) {
     t.throws(() => game.generateWorld(params), { code: 'BAD_ARGS' }, JSON.stringify(params));
   }
   t.end();

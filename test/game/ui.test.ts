@@ -49,7 +49,10 @@ t.test('pause freezes ticks; resume continues without replaying the pause', (t) 
 
 t.test('speeds multiply the ticks a frame buys', (t) => {
   game.init(SMALL);
-  t.same(game.listSpeeds().map((s) => s.id), ['slow_mo', 'x1', 'x2', 'x3', 'x4', 'x5', 'x10', 'x15', 'x20', 'x40']);
+  t.same(
+    game.listSpeeds().map((s) => s.id),
+    ['slow_mo', 'x1', 'x2', 'x3', 'x4', 'x5', 'x10', 'x15', 'x20', 'x40'],
+  );
   t.equal(SPEEDS.find((s) => s.id === 'slow_mo')!.multiplier, 0.5);
   t.equal(game.currentSpeed(), 'x1');
   t.equal(game.setSpeed('slow_mo'), 'x1');

@@ -8,14 +8,25 @@ const schema = {
     entity_id: { type: 'string' },
     x: { type: 'integer' },
     adult: { type: 'boolean' },
-    format: { anyOf: [{ const: 'jpg', type: 'string' }, { const: 'png', type: 'string' }] },
+    format: {
+      anyOf: [
+        { const: 'jpg', type: 'string' },
+        { const: 'png', type: 'string' },
+      ],
+    },
     kingdom_id: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
     in_rect: { type: 'object', properties: { x: { type: 'integer' }, w: { type: 'integer' } } },
   },
 };
 
 t.test('values take the type the schema gives them', async (t) => {
-  t.same(buildArgs(['entity_id=123', 'x=-4', 'adult=true', 'format=png', 'kingdom_id=null'], {}, schema), { entity_id: '123', x: -4, adult: true, format: 'png', kingdom_id: null });
+  t.same(buildArgs(['entity_id=123', 'x=-4', 'adult=true', 'format=png', 'kingdom_id=null'], {}, schema), {
+    entity_id: '123',
+    x: -4,
+    adult: true,
+    format: 'png',
+    kingdom_id: null,
+  });
   t.same(buildArgs(['kingdom_id=7'], {}, schema), { kingdom_id: 7 });
   t.same(buildArgs(['x=ten'], {}, schema), { x: 'ten' }, 'left for the bridge to refuse');
   t.same(buildArgs(['in_rect.x=1', 'in_rect.w=2'], {}, schema), { in_rect: { x: 1, w: 2 } });
@@ -34,5 +45,5 @@ t.test('malformed input is a usage error', async (t) => {
   t.throws(() => parseArgsObject('[1]'), UsageError);
   t.throws(() => parseArgsObject('{'), UsageError);
   t.same(parseArgsObject('{"a":1}'), { a: 1 });
-  t.equal(({} as Record<string, unknown>)['polluted'], undefined);
+  t.equal(({} as Record<string, unknown>).polluted, undefined);
 });

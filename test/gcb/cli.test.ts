@@ -69,7 +69,10 @@ t.test('gcb serve is npm start: the same startup line, flags and exit codes', as
   const server = await gcbServer(['serve', '--config-dir', dir, '--port', '0', '--game', 'test/fixtures/tiny-game.ts']);
   t.teardown(() => void (server.child.exitCode === null && server.child.kill('SIGKILL')));
   const path = join(dir, 'bridge.toml');
-  t.match(server.line, new RegExp(`^Game Control Bridge \\d+\\.\\d+\\.\\d+ listening on http://127\\.0\\.0\\.1:\\d+ \\(config: ${path.replaceAll('.', '\\.')}\\)$`));
+  t.match(
+    server.line,
+    new RegExp(`^Game Control Bridge \\d+\\.\\d+\\.\\d+ listening on http://127\\.0\\.0\\.1:\\d+ \\(config: ${path.replaceAll('.', '\\.')}\\)$`),
+  );
   const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(server.line)![1]!;
   const token = /token = "([A-Za-z0-9]{48})"/.exec(readFileSync(path, 'utf8'))![1]!;
   const [health, bad] = await Promise.all([

@@ -15,7 +15,11 @@ const sandbox = await startTestBridge(t, { game: SANDBOX_GAME });
 
 t.test('--help on every subcommand; no command, an unknown one', async (t) => {
   for (const sub of ['serve', 'health', 'capabilities', 'call', 'token', 'mcp']) {
-    for (const argv of [[sub, '--help'], [sub, '-h'], ['help', sub]]) {
+    for (const argv of [
+      [sub, '--help'],
+      [sub, '-h'],
+      ['help', sub],
+    ]) {
       const run = await gcbIn(argv);
       t.equal(run.code, 0, argv.join(' '));
       t.match(run.stdout, new RegExp(`^usage: gcb ${sub}`));
@@ -40,7 +44,7 @@ t.test('readable on a terminal, JSON on a pipe or with --json', async (t) => {
   const forced = await gcbIn(['health', '--json', ...url], { env, isTTY: true });
   t.match(JSON.parse(forced.stdout), { ok: true });
   const caps = await gcbIn(['capabilities', ...url], { env, isTTY: true });
-  t.match(caps.stdout, /^mod_version .*\n.*\n\d+ commands:\n  health +meta\n/);
+  t.match(caps.stdout, /^mod_version .*\n.*\n\d+ commands:\n {2}health +meta\n/);
   const ui = await gcbIn(['call', 'get_ui_state', ...url], { env, isTTY: true });
   t.equal(ui.stdout, 'window_active: false\ncurrent_window: null\nconfig_paused: false\neffective_paused: false\nworld_loading: false\n');
   const jsonArgs = await gcbIn(['call', 'get_ui_state', '--json', '{}', ...url], { env, isTTY: true });

@@ -13,7 +13,10 @@ export const GCB = join(ROOT, 'bin/gcb.js');
 export function pinPort(configDir: string, port: number): void {
   const path = join(configDir, 'bridge.toml');
   const text = readFileSync(path, 'utf8');
-  writeFileSync(path, /^port = \d+/m.test(text) ? text.replace(/^port = \d+/m, `port = ${port}`) : text.replace(/^\[Bridge\]\n/m, `[Bridge]\nport = ${port}\n`));
+  writeFileSync(
+    path,
+    /^port = \d+/m.test(text) ? text.replace(/^port = \d+/m, `port = ${port}`) : text.replace(/^\[Bridge\]\n/m, `[Bridge]\nport = ${port}\n`),
+  );
 }
 
 /** A loopback port nothing listens on (taken and released at once). */
@@ -33,7 +36,7 @@ export interface GcbRun {
 
 /** `node bin/gcb.js ...args`, to the end. GCB_TOKEN comes only from `env` (never from the test's own environment). */
 export function gcb(args: string[], options: { env?: Record<string, string>; input?: string; cwd?: string } = {}): Promise<GcbRun> {
-  const env: Record<string, string> = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...options.env };
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env };
   const child = spawn(process.execPath, [GCB, ...args], { cwd: options.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -45,7 +48,7 @@ export function gcb(args: string[], options: { env?: Record<string, string>; inp
 
 /** A long-running gcb (serve, mcp --http): resolves once its first stdout line is out. */
 export async function gcbServer(args: string[], options: { env?: Record<string, string> } = {}) {
-  const env: Record<string, string> = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...options.env };
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env };
   const child = spawn(process.execPath, [GCB, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

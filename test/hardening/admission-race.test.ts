@@ -55,65 +55,83 @@ function fakeAdmissionTimers(onCreate: (timer: FakeTimer) => void): () => void {
 t.test('Admission under every interleaving of release, expiry and abort', async (t) => {
   const client = fc.record({ aborts: fc.boolean(), releasesTwice: fc.boolean() });
   const seen = { expiredWhileWaiting: 0, handedOverAfterWaiting: 0, abortedWhileWaiting: 0 };
-  const property = fc.asyncProperty(fc.scheduler(), fc.integer({ min: 1, max: 3 }), fc.array(client, { minLength: 1, maxLength: 8 }), async (s, limit, clients) => {
-    const violations: string[] = [];
-    const restore = fakeAdmissionTimers((timer) => void s.schedule(Promise.resolve('expire'), 'the wait expires').then(() => timer.fire()));
-    try {
-      const admission = new Admission(limit, WAIT_MS);
-      let held = 0;
-      const check = (when: string) => {
-        if (admission.inUse > limit) violations.push(`${when}: ${admission.inUse} slots out, limit ${limit}`);
-        if (held > admission.inUse) violations.push(`${when}: clients hold ${held} permits, admission counts ${admission.inUse}`);
-      };
-      const runs = clients.map(async (spec, i) => {
-        await s.schedule(Promise.resolve(), `client ${i} arrives`);
-        const controller = spec.aborts ? new AbortController() : undefined;
-        let gaveUp = false;
-        if (controller) {
-          void s.schedule(Promise.resolve(), `client ${i} goes away`).then(() => {
-            gaveUp = true;
-            controller.abort();
-          });
+  const property = fc.asyncProperty(
+    fc.scheduler(),
+    fc.integer({ min: 1, max: 3 }),
+    fc.array(client, { minLength: 1, maxLength: 8 }),
+    async (s, limit, clients) => {
+      const violations: string[] = [];
+      const restore = fakeAdmissionTimers((timer) => void s.schedule(Promise.resolve('expire'), 'the wait expires').then(() => timer.fire()));
+      try {
+        const admission = new Admission(limit, WAIT_MS);
+        let held = 0;
+        const check = (when: string) => {
+          if (admission.inUse > limit) violations.push(`${when}: ${admission.inUse} slots out, limit ${limit}`);
+          if (held > admission.inUse) violations.push(`${when}: clients hold ${held} permits, admission counts ${admission.inUse}`);
+        };
+        const runs = clients.map(async (spec, i) => {
+          await s.schedule(Promise.resolve(), `client ${i} arrives`);
+          const controller = spec.aborts ? new AbortController() : undefined;
+          let gaveUp = false;
+          if (controller) {
+            void s.schedule(Promise.resolve(), `client ${i} goes away`).then(() => {
+              gaveUp = true;
+              controller.abort();
+            });
+          }
+          const pending = admission.acquire(controller?.signal);
+          const waited = pending instanceof Promise;
+          const permit: Permit | null = await pending;
+          check(`client ${i} answered`);
+          if (waited) {
+            if (permit) seen.handedOverAfterWaiting++;
+            else if (gaveUp) seen.abortedWhileWaiting++;
+            else seen.expiredWhileWaiting++;
+          }
+          if (permit === null) return 'refused';
+          if (gaveUp) violations.push(`client ${i} got a slot after it went away`);
+          held++;
+          check(`client ${i} holds`);
+          await s.schedule(Promise.resolve(), `client ${i} releases`);
+          held--;
+          permit.release();
+          if (spec.releasesTwice) permit.release();
+          check(`client ${i} released`);
+          return 'served';
+        });
+        // Run the scheduled steps one at a time in fast-check's order, letting each continuation
+        // schedule its next step, until every client is done (bounded: a stuck client is a failure).
+        let done = false;
+        const all = Promise.all(runs).then((outcomes) => ((done = true), outcomes));
+        for (let step = 0; step < 10_000 && !done; step++) {
+          if (s.count() > 0) await s.waitOne();
+          else await new Promise((resolve) => setImmediate(resolve));
         }
-        const pending = admission.acquire(controller?.signal);
-        const waited = pending instanceof Promise;
-        const permit: Permit | null = await pending;
-        check(`client ${i} answered`);
-        if (waited) {
-          if (permit) seen.handedOverAfterWaiting++;
-          else if (gaveUp) seen.abortedWhileWaiting++;
-          else seen.expiredWhileWaiting++;
-        }
-        if (permit === null) return 'refused';
-        if (gaveUp) violations.push(`client ${i} got a slot after it went away`);
-        held++;
-        check(`client ${i} holds`);
-        await s.schedule(Promise.resolve(), `client ${i} releases`);
-        held--;
-        permit.release();
-        if (spec.releasesTwice) permit.release();
-        check(`client ${i} released`);
-        return 'served';
-      });
-      // Run the scheduled steps one at a time in fast-check's order, letting each continuation
-      // schedule its next step, until every client is done (bounded: a stuck client is a failure).
-      let done = false;
-      const all = Promise.all(runs).then((outcomes) => ((done = true), outcomes));
-      for (let step = 0; step < 10_000 && !done; step++) {
-        if (s.count() > 0) await s.waitOne();
-        else await new Promise((resolve) => setImmediate(resolve));
+        if (!done)
+          throw new Error(
+            `stuck: a client never got an answer\n${s
+              .report()
+              .map((r) => r.label)
+              .join(' → ')}`,
+          );
+        const outcomes = await all;
+        if (admission.inUse !== 0) violations.push(`${admission.inUse} slots lost at the end`);
+        if (admission.waiting !== 0) violations.push(`${admission.waiting} waiters left at the end`);
+        if (outcomes.length !== clients.length) violations.push('a client never got an answer');
+        if (!clients.some((c) => c.aborts) && outcomes.filter((o) => o === 'served').length < Math.min(limit, clients.length))
+          violations.push('fewer clients served than free slots');
+      } finally {
+        restore();
       }
-      if (!done) throw new Error(`stuck: a client never got an answer\n${s.report().map((r) => r.label).join(' → ')}`);
-      const outcomes = await all;
-      if (admission.inUse !== 0) violations.push(`${admission.inUse} slots lost at the end`);
-      if (admission.waiting !== 0) violations.push(`${admission.waiting} waiters left at the end`);
-      if (outcomes.length !== clients.length) violations.push('a client never got an answer');
-      if (!clients.some((c) => c.aborts) && outcomes.filter((o) => o === 'served').length < Math.min(limit, clients.length)) violations.push('fewer clients served than free slots');
-    } finally {
-      restore();
-    }
-    if (violations.length > 0) throw new Error(`${violations.join('; ')}\n${s.report().map((r) => r.label).join(' → ')}`);
-  });
+      if (violations.length > 0)
+        throw new Error(
+          `${violations.join('; ')}\n${s
+            .report()
+            .map((r) => r.label)
+            .join(' → ')}`,
+        );
+    },
+  );
   const result = await fc.check(property, { numRuns: 3000 });
   t.notOk(result.failed, (result.failed ? fc.defaultReportMessage(result) : undefined) ?? '3,000 interleavings, no violation');
   t.comment(`waiters: ${JSON.stringify(seen)}`);
@@ -128,9 +146,19 @@ t.test('over HTTP: holders release as the waiters give up; never above the limit
   const hold = new SharedArrayBuffer(HOLD_COUNTERS_BYTES);
   const held = new Int32Array(hold);
   t.teardown(serveHoldCounters(hold));
-  const b = await startQuietBridge(t, { configDir: dir, game: TINY_GAME, commandModules: [HARDENING_COMMANDS], poolThreads: SLOTS + 3, timings: { admissionWaitMs: WAIT } });
+  const b = await startQuietBridge(t, {
+    configDir: dir,
+    game: TINY_GAME,
+    commandModules: [HARDENING_COMMANDS],
+    poolThreads: SLOTS + 3,
+    timings: { admissionWaitMs: WAIT },
+  });
   const send = async (ms: number) => {
-    const response = await fetch(`${b.url}/cmd`, { method: 'POST', headers: { authorization: `Bearer ${b.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'hold', args: { ms } }) });
+    const response = await fetch(`${b.url}/cmd`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${b.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'hold', args: { ms } }),
+    });
     const body = (await response.json()) as { error?: { code: string } };
     return response.status === 200 ? 'served' : (body.error?.code ?? String(response.status));
   };

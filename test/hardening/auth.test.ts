@@ -22,7 +22,12 @@ t.test('authentication', async (t) => {
   const hold = new SharedArrayBuffer(HOLD_COUNTERS_BYTES);
   const held = new Int32Array(hold);
   t.teardown(serveHoldCounters(hold));
-  const b = await startTestBridge(t, { configDir: dir, gameOptions: { counters: game }, commandModules: [HARDENING_COMMANDS], timings: { admissionWaitMs: 2000 } });
+  const b = await startTestBridge(t, {
+    configDir: dir,
+    gameOptions: { counters: game },
+    commandModules: [HARDENING_COMMANDS],
+    timings: { admissionWaitMs: 2000 },
+  });
   const { port } = b.bridge;
   const T = b.token;
   const corsHeaders = new Set<string>();
@@ -36,7 +41,12 @@ t.test('authentication', async (t) => {
     return { status: response.status, body: (await response.json().catch(() => undefined)) as any };
   };
   // Game calls, frames (COUNTER.updates) excepted: they tick on their own.
-  const work = () => ({ game: [...gameCalls].filter((_, i) => i !== COUNTER.updates), runs: Atomics.load(held, HOLD.runs), pending: b.bridge.stats().dispatcherPending, queued: b.bridge.stats().queued });
+  const work = () => ({
+    game: [...gameCalls].filter((_, i) => i !== COUNTER.updates),
+    runs: Atomics.load(held, HOLD.runs),
+    pending: b.bridge.stats().dispatcherPending,
+    queued: b.bridge.stats().queued,
+  });
 
   // Saturate: every slot held by a pool command that waits on a gate (the game thread runs free).
   const holders = Array.from({ length: SLOTS }, () => b.cmd('hold', { gate: true }));
@@ -113,14 +123,18 @@ t.test('authentication', async (t) => {
       (token: string) => ({ authorization: `Basic ${token}` }),
     ];
     const paths = ['/cmd', '/health', '/cmd', '/capabilities'];
-    await inParallel(Array.from({ length: 1000 }, (_, i) => i), 32, async (i) => {
-      const token = i % 10 === 0 ? `${T.slice(0, 47)}${T[47] === 'a' ? 'b' : 'a'}` : randomBytes(36).toString('base64url');
-      const answer = await request(paths[i % paths.length]!, forms[i % forms.length]!(token));
-      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-      const stats = b.bridge.stats();
-      maxSlots = Math.max(maxSlots, stats.slotsInUse);
-      maxWaiting = Math.max(maxWaiting, stats.waiting);
-    });
+    await inParallel(
+      Array.from({ length: 1000 }, (_, i) => i),
+      32,
+      async (i) => {
+        const token = i % 10 === 0 ? `${T.slice(0, 47)}${T[47] === 'a' ? 'b' : 'a'}` : randomBytes(36).toString('base64url');
+        const answer = await request(paths[i % paths.length]!, forms[i % forms.length]!(token));
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+        const stats = b.bridge.stats();
+        maxSlots = Math.max(maxSlots, stats.slotsInUse);
+        maxWaiting = Math.max(maxWaiting, stats.waiting);
+      },
+    );
     clearInterval(sampler);
     t.same(Object.fromEntries(statuses), { 401: 1000 }, 'all 1,000 answered 401');
     t.equal(maxSlots, SLOTS, 'the slots in use never went past the holders');
@@ -166,7 +180,11 @@ t.test('authentication', async (t) => {
       else t.equal(answer.status, 401, `Host ${host}`);
       for (const name of Object.keys(answer.headers)) if (name.startsWith('access-control-')) corsHeaders.add(name);
     }
-    t.same(refusedBelow, ['[::ffff:127.0.0.1]:PORT', '127.0.0.1:PORT@evil.example', 'user@127.0.0.1:PORT', '127.0.0.1:PORT/', '127.0.0.1:PORT, evil.example'], 'refused by the HTTP layer with its own bare 400');
+    t.same(
+      refusedBelow,
+      ['[::ffff:127.0.0.1]:PORT', '127.0.0.1:PORT@evil.example', 'user@127.0.0.1:PORT', '127.0.0.1:PORT/', '127.0.0.1:PORT, evil.example'],
+      'refused by the HTTP layer with its own bare 400',
+    );
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`]) {
       t.equal((await rawRequest(port, { path: '/capabilities', headers: { host, authorization: `Bearer ${T}` } })).status, 200, `Host ${host} is the bridge`);
     }
@@ -200,7 +218,11 @@ t.test('authentication', async (t) => {
     }
     // Preflights, from a foreign origin and a loopback one: never a CORS grant.
     for (const origin of ['https://evil.example', 'http://localhost:3000']) {
-      const answer = await request('/cmd', { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' }, 'OPTIONS');
+      const answer = await request(
+        '/cmd',
+        { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+        'OPTIONS',
+      );
       t.equal(answer.status, 401, `OPTIONS preflight from ${origin}: no credential, 401`);
     }
     t.same(work(), idle, 'no work queued');
@@ -218,7 +240,9 @@ t.test('authentication', async (t) => {
       });
     const noHost = await raw(`GET /capabilities HTTP/1.1\r\nAuthorization: Bearer ${T}\r\n\r\n`);
     t.match(noHost, /^HTTP\/1\.1 400 /, 'no Host header: 400');
-    const both = await raw(`POST /cmd HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${T}\r\nContent-Type: application/json\r\nContent-Length: 26\r\nTransfer-Encoding: chunked\r\n\r\n1a\r\n{"name":"get_world_state"}\r\n0\r\n\r\n`);
+    const both = await raw(
+      `POST /cmd HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${T}\r\nContent-Type: application/json\r\nContent-Length: 26\r\nTransfer-Encoding: chunked\r\n\r\n1a\r\n{"name":"get_world_state"}\r\n0\r\n\r\n`,
+    );
     t.match(both, /^HTTP\/1\.1 400 /, 'Content-Length with Transfer-Encoding: 400');
     t.notMatch(both, /access-control-/i);
     t.same(work(), idle, 'no work queued');

@@ -48,7 +48,12 @@ t.test('bad input', async (t) => {
       ['{"name":"no_such_command","name":"get_ui_state"}', 200, null, () => {}],
       ['{"name":"get_ui_state","name":"no_such_command"}', 404, 'UNKNOWN_COMMAND', (body) => t.equal(body.error.command, 'no_such_command')],
       ['{"name":"get_tile","args":{"x":"a","y":4,"x":3}}', 200, null, (body) => t.match(body.result, { x: 3, y: 4 })],
-      ['{"name":"get_tile","args":{"x":3,"y":4,"x":"a"}}', 400, 'BAD_ARGS', (body) => t.same(body.error.args, { x: 'a', y: 4 }, 'error.args shows the value that won')],
+      [
+        '{"name":"get_tile","args":{"x":3,"y":4,"x":"a"}}',
+        400,
+        'BAD_ARGS',
+        (body) => t.same(body.error.args, { x: 'a', y: 4 }, 'error.args shows the value that won'),
+      ],
       ['{"name":"get_world_state","args":{"bad":1},"args":{}}', 200, null, () => {}],
       ['{"name":"get_world_state","args":{},"args":[]}', 400, 'BAD_ARGS', () => {}],
       ['{"name":"get_tile","args":{"x":1,"y":2},"args":{"x":-5000,"y":0}}', 400, 'OUT_OF_BOUNDS', (body) => t.same(body.error.args, { x: -5000, y: 0 })],

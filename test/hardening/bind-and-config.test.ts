@@ -35,11 +35,29 @@ function probe(host: string, port: number): Promise<string> {
 }
 
 t.test('a config that asks for anything but loopback is refused before listening', async (t) => {
-  for (const host of ['0.0.0.0', '::', '::1', '[::]', '127.0.0.2', '127.1', '192.168.1.10', '10.0.0.1', 'example.com', 'localhost.evil.example', '', ' 127.0.0.1', '*']) {
+  for (const host of [
+    '0.0.0.0',
+    '::',
+    '::1',
+    '[::]',
+    '127.0.0.2',
+    '127.1',
+    '192.168.1.10',
+    '10.0.0.1',
+    'example.com',
+    'localhost.evil.example',
+    '',
+    ' 127.0.0.1',
+    '*',
+  ]) {
     const dir = tempDir();
     const port = await freePort();
     writeFileSync(join(dir, 'bridge.toml'), `[Bridge]\nhost = ${JSON.stringify(host)}\nport = ${port}\ntoken = "${'k'.repeat(48)}"\n`);
-    await t.rejects(startBridge({ configDir: dir, game: TINY_GAME, logDestination: quiet }), { name: 'ConfigError', message: /\[Bridge\] host/ }, `host ${JSON.stringify(host)} refused`);
+    await t.rejects(
+      startBridge({ configDir: dir, game: TINY_GAME, logDestination: quiet }),
+      { name: 'ConfigError', message: /\[Bridge\] host/ },
+      `host ${JSON.stringify(host)} refused`,
+    );
     t.equal(await probe('127.0.0.1', port), 'ECONNREFUSED', 'and nothing listens on its port');
   }
 });
@@ -56,7 +74,9 @@ t.test('a running bridge (host "localhost" or default) answers on 127.0.0.1 only
     t.equal(await probe('127.0.0.2', port), 'ECONNREFUSED', 'not 127.0.0.2');
     const v6 = await probe('::1', port);
     t.ok(v6 === 'ECONNREFUSED' || v6 === 'EADDRNOTAVAIL' || v6 === 'ENETUNREACH', `not ::1 (${v6})`);
-    const external = Object.values(networkInterfaces()).flat().find((i) => i && !i.internal && i.family === 'IPv4');
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i && !i.internal && i.family === 'IPv4');
     if (external) t.equal(await probe(external.address, port), 'ECONNREFUSED', `not ${external.address}`);
     else t.comment('no non-loopback IPv4 interface on this machine to probe');
     await b.bridge.close();
@@ -85,7 +105,7 @@ t.test('bridge.toml is 0600 from creation, whatever the umask', async (t) => {
   syncBuiltinESMExports();
   const parent = tempDir();
   const dir = join(parent, 'fresh', 'config');
-  let created;
+  let created: ReturnType<typeof loadConfig>;
   try {
     created = loadConfig(dir);
   } finally {

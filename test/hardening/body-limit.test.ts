@@ -103,7 +103,10 @@ t.test('body limit', async (t) => {
   });
 
   await t.test('a chunked body of exactly the limit is read; one byte more is refused', async (t) => {
-    for (const [size, status] of [[LIMIT, 200], [LIMIT + 1, 400]] as const) {
+    for (const [size, status] of [
+      [LIMIT, 200],
+      [LIMIT + 1, 400],
+    ] as const) {
       const json = '{"name":"get_ui_state"}';
       const body = Buffer.from(json + ' '.repeat(size - json.length));
       const raw = await open(port);
@@ -121,7 +124,7 @@ t.test('body limit', async (t) => {
 
   await t.test('Content-Length with Transfer-Encoding: Node refuses it itself (400), and the bridge goes on', async (t) => {
     const raw = await open(port);
-    await write(raw.socket, head('Content-Length: 25\r\nTransfer-Encoding: chunked\r\n') + '19\r\n{"name":"get_ui_state"}  \r\n0\r\n\r\n');
+    await write(raw.socket, `${head('Content-Length: 25\r\nTransfer-Encoding: chunked\r\n')}19\r\n{"name":"get_ui_state"}  \r\n0\r\n\r\n`);
     const text = await raw.response;
     await raw.closed;
     t.equal(statusOf(text), 400, "Node's own 400");
@@ -147,5 +150,9 @@ t.test('body limit', async (t) => {
     t.equal(b.bridge.stats().slotsInUse, 0);
   });
 
-  t.same(b.logs.filter((line) => (line.level as number) >= 50), [], 'no error was logged');
+  t.same(
+    b.logs.filter((line) => (line.level as number) >= 50),
+    [],
+    'no error was logged',
+  );
 });

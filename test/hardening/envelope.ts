@@ -56,16 +56,19 @@ export function envelopeProblems(reply: Reply, expected?: { command: string; arg
     if (error.command !== expected.command) problems.push(`error.command ${JSON.stringify(error.command)}, expected ${JSON.stringify(expected.command)}`);
     // JSON cannot carry Infinity: what was received as 1e400 is echoed as null. Compare as JSON.
     const echoed = JSON.parse(JSON.stringify(expected.args ?? {})) as unknown;
-    if (!isDeepStrictEqual(error.args, echoed)) problems.push(`error.args ${JSON.stringify(error.args).slice(0, 200)} is not the args as received ${JSON.stringify(echoed).slice(0, 200)}`);
+    if (!isDeepStrictEqual(error.args, echoed))
+      problems.push(`error.args ${JSON.stringify(error.args).slice(0, 200)} is not the args as received ${JSON.stringify(echoed).slice(0, 200)}`);
   }
   if ('did_you_mean' in error) {
     if (code !== 'UNKNOWN_ASSET') problems.push(`did_you_mean on ${String(code)}`);
-    if (!Array.isArray(error.did_you_mean) || error.did_you_mean.length > 5 || !error.did_you_mean.every((s) => typeof s === 'string')) problems.push('did_you_mean is not up to 5 strings');
+    if (!Array.isArray(error.did_you_mean) || error.did_you_mean.length > 5 || !error.did_you_mean.every((s) => typeof s === 'string'))
+      problems.push('did_you_mean is not up to 5 strings');
   }
   if ('exception' in error) {
     const exception = error.exception;
     if (code !== 'GAME_CRASH' && code !== 'GAME_REJECTED') problems.push(`exception on ${String(code)}`);
-    if (!isObject(exception) || typeof exception.type !== 'string' || typeof exception.message !== 'string' || typeof exception.stack_top !== 'string') problems.push('exception is not {type, message, stack_top}');
+    if (!isObject(exception) || typeof exception.type !== 'string' || typeof exception.message !== 'string' || typeof exception.stack_top !== 'string')
+      problems.push('exception is not {type, message, stack_top}');
   } else if (code === 'GAME_CRASH' || code === 'GAME_REJECTED') {
     problems.push(`${String(code)} without exception`);
   }

@@ -42,7 +42,9 @@ t.test(`${CASES} schema-driven requests: valid envelopes, no 5xx but 503/504, in
   const result = await fc.check(property, { numRuns: CASES / BATCH, seed, interruptAfterTimeLimit: 150_000, markInterruptAsFailure: false });
   t.comment(`seed ${seed}: ${sent} requests sent (shrinking included); answers by command and status: ${JSON.stringify(Object.fromEntries([...seen].sort()))}`);
   if (result.failed) {
-    t.fail(`fuzz found ${new Set(failures).size} distinct problems (seed ${seed}, path ${result.counterexamplePath}); the first ones:\n${[...new Set(failures)].slice(0, 8).join('\n')}`);
+    t.fail(
+      `fuzz found ${new Set(failures).size} distinct problems (seed ${seed}, path ${result.counterexamplePath}); the first ones:\n${[...new Set(failures)].slice(0, 8).join('\n')}`,
+    );
     t.comment(`shrunk counterexample: ${JSON.stringify(result.counterexample?.[0]?.map(requestText))}`);
   } else {
     t.pass(`${result.numRuns * BATCH} requests, every answer as the schema says`);
@@ -50,7 +52,11 @@ t.test(`${CASES} schema-driven requests: valid envelopes, no 5xx but 503/504, in
   t.ok(sent >= CASES || result.interrupted, `at least ${CASES} requests were sent (${sent})`);
 
   const covered = new Set([...seen.keys()].map((k) => k.split(' ')[0]));
-  t.same(commands.map((c) => c.name).filter((name) => !covered.has(name)), [], 'every command was called');
+  t.same(
+    commands.map((c) => c.name).filter((name) => !covered.has(name)),
+    [],
+    'every command was called',
+  );
   t.equal(prototypeFingerprint(), prototypes, 'no built-in prototype changed');
   const stats = b.bridge.stats();
   t.equal(stats.waiting, 0);

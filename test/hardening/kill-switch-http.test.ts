@@ -72,7 +72,11 @@ t.test('the kill switch survives a broken bridge.toml during reloads', async (t)
     write(good(true));
     await until(() => b.logs.filter((l) => l.msg === 'kill switch: enabled = true').length === 2, 5000, 'enabled = true to load');
     t.same(await state(), { enabled: true, cmd: 200 });
-    t.same(b.logs.filter((l) => (l.level as number) >= 50), [], 'no error or fatal line');
+    t.same(
+      b.logs.filter((l) => (l.level as number) >= 50),
+      [],
+      'no error or fatal line',
+    );
     t.equal(b.bridge.stats().slotsInUse, 0);
   });
 });

@@ -28,7 +28,18 @@ const VALID_BODIES = [
 ];
 
 /** Byte sequences that are not UTF-8: lone continuation, overlong, surrogate, truncated, out of range. */
-const BAD_UTF8 = [[0xff], [0xfe], [0x80], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc3]];
+const BAD_UTF8 = [
+  [0xff],
+  [0xfe],
+  [0x80],
+  [0xc0, 0xaf],
+  [0xe0, 0x80, 0xaf],
+  [0xed, 0xa0, 0x80],
+  [0xe2, 0x82],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0xc3],
+];
 
 /** JSON that parses (or would) but is not a valid command request, or that names a range it breaks. */
 const STRUCTURAL = [
@@ -135,26 +146,31 @@ const kinds = {
     const cut = Math.floor(at * bytes.length);
     return { label: `${text.slice(0, 40)} cut at ${cut}`, body: bytes.slice(0, cut), contentType: JSON_TYPE };
   }),
-  'invalid-utf8': fc.tuple(fc.constantFrom(...VALID_BODIES), fc.constantFrom(...BAD_UTF8), fc.double({ min: 0, max: 1, noNaN: true })).map(([text, bad, at]) => {
-    // inside the name string, or anywhere at all
-    const bytes = utf8(text);
-    const position = at < 0.5 ? text.indexOf('"name":"') + 8 : Math.floor(at * bytes.length);
-    const body = new Uint8Array([...bytes.slice(0, position), ...bad, ...bytes.slice(position)]);
-    return { label: `${text.slice(0, 40)} with ${bad.map((b) => b.toString(16)).join(' ')} at ${position}`, body, contentType: JSON_TYPE };
-  }),
-  'deep-nesting': fc.tuple(fc.constantFrom(10_000, 65, 100, 1000, 5000), fc.constantFrom('[]', '{}', 'mixed'), fc.constantFrom('top', 'args', 'value')).map(([depth, shape, where]) => {
-    const nest =
-      shape === '[]' ? deep(depth, '[', ']') : shape === '{}' ? deep(depth, '{"a":', '}', '0') : deep(depth / 2, '[{"a":', '}]', '0');
-    const text =
-      where === 'top' ? nest : where === 'args' ? `{"name":"get_world_state","args":{"deep":${nest}}}` : `{"name":"get_tile","args":{"x":1,"y":${nest}}}`;
-    return { label: `${depth} deep ${shape} in ${where}`, body: utf8(text), contentType: JSON_TYPE };
-  }),
+  'invalid-utf8': fc
+    .tuple(fc.constantFrom(...VALID_BODIES), fc.constantFrom(...BAD_UTF8), fc.double({ min: 0, max: 1, noNaN: true }))
+    .map(([text, bad, at]) => {
+      // inside the name string, or anywhere at all
+      const bytes = utf8(text);
+      const position = at < 0.5 ? text.indexOf('"name":"') + 8 : Math.floor(at * bytes.length);
+      const body = new Uint8Array([...bytes.slice(0, position), ...bad, ...bytes.slice(position)]);
+      return { label: `${text.slice(0, 40)} with ${bad.map((b) => b.toString(16)).join(' ')} at ${position}`, body, contentType: JSON_TYPE };
+    }),
+  'deep-nesting': fc
+    .tuple(fc.constantFrom(10_000, 65, 100, 1000, 5000), fc.constantFrom('[]', '{}', 'mixed'), fc.constantFrom('top', 'args', 'value'))
+    .map(([depth, shape, where]) => {
+      const nest = shape === '[]' ? deep(depth, '[', ']') : shape === '{}' ? deep(depth, '{"a":', '}', '0') : deep(depth / 2, '[{"a":', '}]', '0');
+      const text =
+        where === 'top' ? nest : where === 'args' ? `{"name":"get_world_state","args":{"deep":${nest}}}` : `{"name":"get_tile","args":{"x":1,"y":${nest}}}`;
+      return { label: `${depth} deep ${shape} in ${where}`, body: utf8(text), contentType: JSON_TYPE };
+    }),
   'prototype-keys': fc.constantFrom(...PROTOTYPE_KEYS).map((text) => ({ label: text, body: utf8(text), contentType: JSON_TYPE })),
   'huge-numbers': fc.tuple(fc.constantFrom(...HUGE_TEMPLATES), fc.constantFrom(...HUGE_NUMBERS)).map(([template, n]) => {
     const text = template.replace('N', n);
     return { label: text, body: utf8(text), contentType: JSON_TYPE };
   }),
-  'content-type': fc.tuple(fc.constantFrom(...VALID_BODIES), fc.constantFrom(...WRONG_TYPES)).map(([text, type]) => ({ label: `${String(type)}: ${text.slice(0, 40)}`, body: utf8(text), contentType: type })),
+  'content-type': fc
+    .tuple(fc.constantFrom(...VALID_BODIES), fc.constantFrom(...WRONG_TYPES))
+    .map(([text, type]) => ({ label: `${String(type)}: ${text.slice(0, 40)}`, body: utf8(text), contentType: type })),
   structural: fc.constantFrom(...STRUCTURAL).map((text) => ({ label: JSON.stringify(text), body: utf8(text), contentType: JSON_TYPE })),
 };
 
@@ -166,7 +182,12 @@ export function malformedRequests(count: number, seed = 20_261_122): MalformedRe
   // Every kind at least once, and the spec's named cases exactly as the issue words them.
   const fixed: MalformedRequest[] = [
     { kind: 'deep-nesting', label: '10,000-deep arrays', body: utf8(deep(10_000, '[', ']')), contentType: JSON_TYPE },
-    { kind: 'deep-nesting', label: '10,000-deep objects in args', body: utf8(`{"name":"get_world_state","args":${deep(10_000, '{"a":', '}')}}`), contentType: JSON_TYPE },
+    {
+      kind: 'deep-nesting',
+      label: '10,000-deep objects in args',
+      body: utf8(`{"name":"get_world_state","args":${deep(10_000, '{"a":', '}')}}`),
+      contentType: JSON_TYPE,
+    },
     { kind: 'content-type', label: 'text/plain', body: utf8(VALID_BODIES[0]!), contentType: 'text/plain' },
     { kind: 'invalid-utf8', label: 'lone 0xff', body: new Uint8Array([0x7b, 0xff, 0x7d]), contentType: JSON_TYPE },
   ];

@@ -75,7 +75,8 @@ t.test('paths', async (t) => {
     const reply = await cmd(name, args);
     const code = reply.body?.error?.code;
     const shown = JSON.stringify(args).slice(0, 100);
-    if (reply.status !== 400 || code !== 'BAD_ARGS') problems.push(`${name} ${shown} → ${reply.status} ${code}: ${String(reply.body?.error?.message).slice(0, 160)}`);
+    if (reply.status !== 400 || code !== 'BAD_ARGS')
+      problems.push(`${name} ${shown} → ${reply.status} ${code}: ${String(reply.body?.error?.message).slice(0, 160)}`);
     for (const problem of envelopeProblems(reply, { command: name, args })) problems.push(`${name} ${shown}: ${problem}`);
   };
 
@@ -140,7 +141,29 @@ t.test('paths', async (t) => {
   });
 
   await t.test('save_world: every escape is 400 BAD_ARGS', async (t) => {
-    const folders = ['..', '.', '../outside', '%2e%2e', '%2e%2e%2foutside', '/abs', outside, 'a/b', 'nul\u0000', '.hidden', '-dash', 'a'.repeat(65), 'a'.repeat(5000), 'link-out', 'link-chain', 'link-root', 'loop-a', 'self', 'dangling', 'plain-file', ''];
+    const folders = [
+      '..',
+      '.',
+      '../outside',
+      '%2e%2e',
+      '%2e%2e%2foutside',
+      '/abs',
+      outside,
+      'a/b',
+      'nul\u0000',
+      '.hidden',
+      '-dash',
+      'a'.repeat(65),
+      'a'.repeat(5000),
+      'link-out',
+      'link-chain',
+      'link-root',
+      'loop-a',
+      'self',
+      'dangling',
+      'plain-file',
+      '',
+    ];
     for (const folder of folders) await expectBadArgs('save_world', { folder });
     t.same(problems.splice(0), [], `${folders.length} save_world folders, every one 400 BAD_ARGS in a valid envelope`);
   });

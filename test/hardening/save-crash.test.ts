@@ -35,10 +35,16 @@ async function startChild(t: Tap.Test, dir: string): Promise<Child> {
   const token = /token = "([A-Za-z0-9]{48})"/.exec(readFileSync(join(dir, 'bridge.toml'), 'utf8'))![1]!;
   return { child, url, token, exited };
 }
-declare namespace Tap { type Test = import('tap').Test }
+declare namespace Tap {
+  type Test = import('tap').Test;
+}
 
 async function post(c: Child, name: string, args: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${c.url}/cmd`, { method: 'POST', headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name, args }) });
+  const response = await fetch(`${c.url}/cmd`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name, args }),
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -57,26 +63,34 @@ t.test(`kill -9 during ${SAVES} saves, ${ROUNDS} times`, async (t) => {
       let answered = 0;
       let killed = false;
       const statuses = new Map<string, number>();
-      await inParallel(Array.from({ length: SAVES }, (_, i) => i), 4, async (i) => {
-        if (killed) return;
-        try {
-          if (i % 5 === 0) await post(c, 'paint_tile', { x: i % 200, y: (i * 7) % 200, tile_id: i % 10 === 0 ? 'sand' : 'grass', radius: 3 });
-          const saved = await post(c, 'save_world', { folder: NAME, compress: i % 3 !== 0 });
-          statuses.set(String(saved.status), (statuses.get(String(saved.status)) ?? 0) + 1);
-          if (saved.status === 200) sizes.add(saved.body.result.bytes as number);
-          answered++;
-        } catch {
-          statuses.set('connection lost', (statuses.get('connection lost') ?? 0) + 1);
-        }
-        if (!killed && answered >= killAfter) {
-          killed = true;
-          // A random moment: mid-write of the saves still in flight, most likely.
-          await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 40)));
-          c.child.kill('SIGKILL');
-        }
-      });
+      await inParallel(
+        Array.from({ length: SAVES }, (_, i) => i),
+        4,
+        async (i) => {
+          if (killed) return;
+          try {
+            if (i % 5 === 0) await post(c, 'paint_tile', { x: i % 200, y: (i * 7) % 200, tile_id: i % 10 === 0 ? 'sand' : 'grass', radius: 3 });
+            const saved = await post(c, 'save_world', { folder: NAME, compress: i % 3 !== 0 });
+            statuses.set(String(saved.status), (statuses.get(String(saved.status)) ?? 0) + 1);
+            if (saved.status === 200) sizes.add(saved.body.result.bytes as number);
+            answered++;
+          } catch {
+            statuses.set('connection lost', (statuses.get('connection lost') ?? 0) + 1);
+          }
+          if (!killed && answered >= killAfter) {
+            killed = true;
+            // A random moment: mid-write of the saves still in flight, most likely.
+            await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 40)));
+            c.child.kill('SIGKILL');
+          }
+        },
+      );
       t.equal(await c.exited, 'SIGKILL', `killed after ${answered} answered saves (${JSON.stringify(Object.fromEntries(statuses))})`);
-      t.same([...statuses.keys()].filter((s) => s !== '200' && s !== 'connection lost'), [], 'every save answered before the kill succeeded');
+      t.same(
+        [...statuses.keys()].filter((s) => s !== '200' && s !== 'connection lost'),
+        [],
+        'every save answered before the kill succeeded',
+      );
 
       const bytes = readFileSync(file);
       let decoded: ReturnType<typeof decodeSave> | undefined;
@@ -84,7 +98,10 @@ t.test(`kill -9 during ${SAVES} saves, ${ROUNDS} times`, async (t) => {
       t.ok(decoded && decoded.width === 256 && decoded.height === 256, 'of the live 256×256 world');
       t.comment(`world.sav has ${bytes.length} bytes: ${sizes.has(bytes.length) ? 'one of the answered saves' : 'a save whose answer the kill cut off'}`);
       const leftovers = readdirSync(join(dir, 'saves', NAME)).filter((f) => f !== 'world.sav');
-      t.ok(leftovers.every((f) => /^\.world\.sav\.\d+\.[0-9a-f]+\.tmp$/.test(f)), `only temp files beside it (${leftovers.length} left by kills)`);
+      t.ok(
+        leftovers.every((f) => /^\.world\.sav\.\d+\.[0-9a-f]+\.tmp$/.test(f)),
+        `only temp files beside it (${leftovers.length} left by kills)`,
+      );
     });
   }
 

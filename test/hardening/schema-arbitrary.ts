@@ -124,19 +124,23 @@ export function validValue(schema: JsonSchema, name: string, options: ArbitraryO
     case 'integer':
       return integerRange(schema, name, options);
     case 'number':
-      return fc.double({ noNaN: true, noDefaultInfinity: true, ...(schema.minimum === undefined ? {} : { min: schema.minimum }), ...(schema.maximum === undefined ? {} : { max: schema.maximum }) });
+      return fc.double({
+        noNaN: true,
+        noDefaultInfinity: true,
+        ...(schema.minimum === undefined ? {} : { min: schema.minimum }),
+        ...(schema.maximum === undefined ? {} : { max: schema.maximum }),
+      });
     case 'boolean':
       return fc.boolean();
     case 'string': {
       const minLength = schema.minLength ?? 0;
       const maxLength = Math.min(schema.maxLength ?? 48, 48);
-      let free: fc.Arbitrary<string> = fc.oneof(
-        fc.string({ minLength, maxLength }),
-        fc.string({ minLength, maxLength, unit: 'binary' }),
-      );
+      let free: fc.Arbitrary<string> = fc.oneof(fc.string({ minLength, maxLength }), fc.string({ minLength, maxLength, unit: 'binary' }));
       if (schema.pattern) free = fc.stringMatching(new RegExp(schema.pattern));
       // Strings the schema allows but a handler may choke on: long, NUL, dots, slashes, surrogates.
-      const nasty = schema.pattern ? [] : NASTY_STRINGS.filter((n) => n.length >= minLength && (schema.maxLength === undefined || n.length <= schema.maxLength));
+      const nasty = schema.pattern
+        ? []
+        : NASTY_STRINGS.filter((n) => n.length >= minLength && (schema.maxLength === undefined || n.length <= schema.maxLength));
       const choices = [{ weight: 3, arbitrary: free }];
       if (nasty.length > 0) choices.push({ weight: 2, arbitrary: fc.constantFrom(...nasty) });
       const known = options.samples?.[name];
@@ -184,7 +188,11 @@ export function nearValue(schema: JsonSchema, name: string, options: ArbitraryOp
     // Near misses of real ids (UNKNOWN_ASSET with did_you_mean): upper case, a letter short, one more.
     const known = options.samples?.[name];
     if (known && known.length > 0) {
-      choices.push(fc.tuple(fc.constantFrom(...known), fc.integer({ min: 0, max: 2 })).map(([id, how]) => (how === 0 ? id.toUpperCase() : how === 1 ? id.slice(1) : `${id}s`)));
+      choices.push(
+        fc
+          .tuple(fc.constantFrom(...known), fc.integer({ min: 0, max: 2 }))
+          .map(([id, how]) => (how === 0 ? id.toUpperCase() : how === 1 ? id.slice(1) : `${id}s`)),
+      );
     }
   } else if (schema.type === 'boolean') {
     choices.push(fc.constantFrom<Json>('true', 'false', 1, 0, new JsonObject([])));
@@ -201,7 +209,10 @@ function nearObject(schema: JsonSchema, options: ArbitraryOptions): fc.Arbitrary
   type Mutation = (entries: Array<readonly [string, Json]>) => fc.Arbitrary<Array<readonly [string, Json]>>;
   const mutations: Mutation[] = [
     // an unknown key, some of them with a special meaning in JS
-    (entries) => fc.tuple(fc.oneof(fc.constantFrom(...EXTRA_KEYS), fc.string({ maxLength: 12 })), validValue({ type: 'integer' }, 'extra', options)).map(([k, v]) => [...entries, [k, v] as const]),
+    (entries) =>
+      fc
+        .tuple(fc.oneof(fc.constantFrom(...EXTRA_KEYS), fc.string({ maxLength: 12 })), validValue({ type: 'integer' }, 'extra', options))
+        .map(([k, v]) => [...entries, [k, v] as const]),
     // `__proto__` carrying every required key: the args must not inherit them
     (entries) => fc.constant([['__proto__', new JsonObject(entries)] as const]),
   ];
@@ -210,13 +221,19 @@ function nearObject(schema: JsonSchema, options: ArbitraryOptions): fc.Arbitrary
   }
   if (properties.length > 0) {
     mutations.push((entries) =>
-      fc.constantFrom(...properties).chain(([key, sub]) => nearValue(sub, key, options).map((bad) => [...entries.filter(([k]) => k !== key), [key, bad] as const])),
+      fc
+        .constantFrom(...properties)
+        .chain(([key, sub]) => nearValue(sub, key, options).map((bad) => [...entries.filter(([k]) => k !== key), [key, bad] as const])),
     );
     // duplicate keys: the last one wins (decisions §5 via JSON.parse), good first or bad first
     mutations.push((entries) =>
-      fc.tuple(fc.constantFrom(...properties), fc.boolean()).chain(([[key, sub], badFirst]) =>
-        fc.tuple(nearValue(sub, key, options), validValue(sub, key, options)).map(([bad, good]) => [...entries, [key, badFirst ? bad : good] as const, [key, badFirst ? good : bad] as const]),
-      ),
+      fc
+        .tuple(fc.constantFrom(...properties), fc.boolean())
+        .chain(([[key, sub], badFirst]) =>
+          fc
+            .tuple(nearValue(sub, key, options), validValue(sub, key, options))
+            .map(([bad, good]) => [...entries, [key, badFirst ? bad : good] as const, [key, badFirst ? good : bad] as const]),
+        ),
     );
   }
   const mutated = validObject(schema, options).chain((object) =>

@@ -36,7 +36,17 @@ t.test('in process: logs and error messages', async (t) => {
     t.equal((await send(`/health?token=${T}`, { auth: false })).status, 401);
     t.equal((await send(`/cmd?access_token=${T}`, { auth: false, method: 'POST', headers: json, body: '{"name":"get_ui_state"}' })).status, 401);
     t.equal((await send(`/health?token=${T}`, {})).status, 200);
-    t.equal((await send('/cmd', { auth: false, method: 'POST', headers: { ...json, authorization: 'Bearer nope' }, body: JSON.stringify({ name: 'get_ui_state', args: { token: T } }) })).status, 401);
+    t.equal(
+      (
+        await send('/cmd', {
+          auth: false,
+          method: 'POST',
+          headers: { ...json, authorization: 'Bearer nope' },
+          body: JSON.stringify({ name: 'get_ui_state', args: { token: T } }),
+        })
+      ).status,
+      401,
+    );
     t.equal((await send('/cmd', { method: 'POST', headers: json, body: JSON.stringify({ name: 'get_ui_state', args: { token: T } }) })).status, 400);
     t.equal((await send('/cmd', { method: 'POST', headers: json, body: JSON.stringify({ name: 'send_message', args: { to: '*', content: T } }) })).status, 200);
     t.equal((await send('/cmd', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: T })).status, 400);
@@ -44,7 +54,11 @@ t.test('in process: logs and error messages', async (t) => {
       if (text.startsWith('401')) t.notMatch(text, T, 'no 401 answer carries the token');
     }
     const errors = texts.map((text) => /"message":"((?:[^"\\]|\\.)*)"/.exec(text)?.[1] ?? '');
-    t.same(errors.filter((message) => message.includes(T)), [], 'no error message carries the token');
+    t.same(
+      errors.filter((message) => message.includes(T)),
+      [],
+      'no error message carries the token',
+    );
     t.same(linesWith(b.logText(), T), [], 'no log line carries the token');
     t.same(linesWith(b.logText(), T.slice(0, 24)), [], 'nor half of it');
   });
@@ -93,7 +107,11 @@ t.test('as `npm start`: stdout and the real log stream (stderr)', async (t) => {
   const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(p.out())![1]!;
   const answers: string[] = [];
   const send = async (path: string, headers: Record<string, string>, body?: string) => {
-    const response = await fetch(`${url}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: { 'content-type': 'application/json', ...headers }, ...(body === undefined ? {} : { body }) });
+    const response = await fetch(`${url}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      ...(body === undefined ? {} : { body }),
+    });
     answers.push(await response.text());
     return response.status;
   };
@@ -109,7 +127,11 @@ t.test('as `npm start`: stdout and the real log stream (stderr)', async (t) => {
   t.notMatch(p.out(), T, 'not on stdout');
   t.match(p.err(), /"msg":"request"/, 'the logs were captured');
   t.same(linesWith(p.err(), T), [], 'not in the logs');
-  t.same(answers.filter((a) => a.includes(T)), [], 'not in any answer');
+  t.same(
+    answers.filter((a) => a.includes(T)),
+    [],
+    'not in any answer',
+  );
 });
 
 t.test('as `npm start` with a mistyped token in bridge.toml: the refusal line does not print it', async (t) => {

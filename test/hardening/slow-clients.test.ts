@@ -46,7 +46,10 @@ t.test('slow clients', async (t) => {
   const idle = await Promise.all(Array.from({ length: IDLE }, open));
   const body = '{"name":"get_ui_state"}';
   const slowBody = await Promise.all(Array.from({ length: SLOW_BODY }, open));
-  for (const s of slowBody) s.socket.write(`POST /cmd HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${b.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length + 10_000}\r\n\r\n`);
+  for (const s of slowBody)
+    s.socket.write(
+      `POST /cmd HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${b.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length + 10_000}\r\n\r\n`,
+    );
 
   // One byte at a time: every slowloris socket gets its next byte every 250 ms, for at most 45 s.
   let position = 0;
@@ -76,18 +79,29 @@ t.test('slow clients', async (t) => {
   await t.test('the header timeout closes the slowloris and idle sockets', async (t) => {
     await until(() => [...slowloris, ...idle].every((s) => s.closedAt !== null), LIMITS.headersTimeoutMs + 15_000, 'the header timeout');
     const latest = Math.max(...[...slowloris, ...idle].map((s) => s.closedAt! - openedAt));
-    t.comment(`all ${SLOWLORIS + IDLE} closed by ${(latest / 1000).toFixed(1)} s (header timeout ${LIMITS.headersTimeoutMs / 1000} s, checked every ${LIMITS.connectionsCheckingIntervalMs / 1000} s)`);
+    t.comment(
+      `all ${SLOWLORIS + IDLE} closed by ${(latest / 1000).toFixed(1)} s (header timeout ${LIMITS.headersTimeoutMs / 1000} s, checked every ${LIMITS.connectionsCheckingIntervalMs / 1000} s)`,
+    );
     t.ok(position < header.length, 'none of them ever finished its headers');
-    t.ok(slowloris.every((s) => !/"ok":true/.test(s.answer)), 'none of them was served');
+    t.ok(
+      slowloris.every((s) => !/"ok":true/.test(s.answer)),
+      'none of them was served',
+    );
     t.equal((await b.cmd('get_ui_state')).status, 200, 'and the bridge serves');
   });
 
   await t.test('the request timeout closes the sockets whose body never ends', async (t) => {
-    t.ok(slowBody.every((s) => s.closedAt === null), 'headers complete, so the header timeout spared them');
+    t.ok(
+      slowBody.every((s) => s.closedAt === null),
+      'headers complete, so the header timeout spared them',
+    );
     await until(() => slowBody.every((s) => s.closedAt !== null), LIMITS.requestTimeoutMs + 15_000, 'the request timeout');
     const latest = Math.max(...slowBody.map((s) => s.closedAt! - openedAt));
     t.comment(`all ${SLOW_BODY} closed by ${(latest / 1000).toFixed(1)} s (request timeout ${LIMITS.requestTimeoutMs / 1000} s)`);
-    t.ok(slowBody.every((s) => !/"ok":true/.test(s.answer)), 'none of them was served');
+    t.ok(
+      slowBody.every((s) => !/"ok":true/.test(s.answer)),
+      'none of them was served',
+    );
     t.equal(b.bridge.stats().slotsInUse, 0);
     t.equal((await b.cmd('get_ui_state')).status, 200);
   });

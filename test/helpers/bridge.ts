@@ -21,7 +21,11 @@ export interface TestBridge {
   /** fetch against the bridge with the token (unless headers say otherwise). */
   fetch(path: string, init?: RequestInit & { auth?: boolean }): Promise<Response>;
   /** POST /cmd and parse the envelope. */
-  cmd(name: string, args?: unknown, init?: { headers?: Record<string, string>; signal?: AbortSignal }): Promise<{ status: number; body: any; headers: Headers }>;
+  cmd(
+    name: string,
+    args?: unknown,
+    init?: { headers?: Record<string, string>; signal?: AbortSignal },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
 export function tempDir(prefix = 'gcb-test-'): string {
@@ -51,7 +55,11 @@ export async function startTestBridge(t: Test, options: BridgeOptions = {}): Pro
     token,
     configDir,
     get logs() {
-      return chunks.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+      return chunks
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
     },
     logText: () => chunks.join(''),
     fetch: fetchBridge,
@@ -77,7 +85,10 @@ export async function until(predicate: () => boolean, ms = 10_000, what = 'condi
 }
 
 /** Writes a bridge.toml (with a fixed token) before the bridge starts, for settings tests need. */
-export function writeConfig(dir: string, settings: { enabled?: boolean; maxConcurrent?: number; fps?: number; suppressStartupWindow?: boolean; maxBodyBytes?: number } = {}): string {
+export function writeConfig(
+  dir: string,
+  settings: { enabled?: boolean; maxConcurrent?: number; fps?: number; suppressStartupWindow?: boolean; maxBodyBytes?: number } = {},
+): string {
   const token = 'T'.repeat(24) + 'e'.repeat(24);
   writeFileSync(
     join(dir, 'bridge.toml'),
@@ -95,13 +106,27 @@ suppress_startup_window = ${settings.suppressStartupWindow ?? true}
 }
 
 /** A raw HTTP/1.1 request, for headers fetch will not send (Host) and bodies it will not frame. */
-export function rawRequest(port: number, options: { method?: string; path?: string; headers?: Record<string, string | number>; body?: string | Buffer; chunks?: Buffer[] }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+export function rawRequest(
+  port: number,
+  options: { method?: string; path?: string; headers?: Record<string, string | number>; body?: string | Buffer; chunks?: Buffer[] },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, agent: false, method: options.method ?? 'GET', path: options.path ?? '/', headers: options.headers ?? {}, setHost: !(options.headers && Object.keys(options.headers).some((h) => h.toLowerCase() === 'host')) }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => parts.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts).toString() }));
-    });
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        agent: false,
+        method: options.method ?? 'GET',
+        path: options.path ?? '/',
+        headers: options.headers ?? {},
+        setHost: !(options.headers && Object.keys(options.headers).some((h) => h.toLowerCase() === 'host')),
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => parts.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts).toString() }));
+      },
+    );
     req.on('error', reject);
     if (options.chunks) {
       // Paced like a real streaming client: a burst written before the answer is read can be

@@ -17,7 +17,18 @@ import { createSharedState } from '../../src/shared/layout.ts';
 import type { BridgeInfo } from '../../src/shared/protocol.ts';
 
 function caller(agentId: string, role: keyof typeof ROLE_MASKS, extra: Partial<CallerContext> = {}): CallerContext {
-  return { agentId, agentIndex: 0, role, permissions: ROLE_MASKS[role], claimedKingdomId: null, scenario: 'pvp', partialIntel: true, turnBased: true, legacyMode: false, ...extra };
+  return {
+    agentId,
+    agentIndex: 0,
+    role,
+    permissions: ROLE_MASKS[role],
+    claimedKingdomId: null,
+    scenario: 'pvp',
+    partialIntel: true,
+    turnBased: true,
+    legacyMode: false,
+    ...extra,
+  };
 }
 
 function setup(options: { next?: Failure; turnHolder?: string } = {}) {
@@ -52,7 +63,11 @@ function setup(options: { next?: Failure; turnHolder?: string } = {}) {
     },
   });
   const cmd = async (token: string, name: string, args: unknown = {}) => {
-    const res = await app.request('/cmd', { method: 'POST', headers: { host: '127.0.0.1:8723', authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name, args }) });
+    const res = await app.request('/cmd', {
+      method: 'POST',
+      headers: { host: '127.0.0.1:8723', authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name, args }),
+    });
     return { status: res.status, body: (await res.json()) as any, headers: res.headers };
   };
   return { app, cmd, executed };
@@ -122,6 +137,16 @@ t.test('a result that cannot be serialised is GAME_CRASH, not a dropped connecti
 });
 
 t.test('permission bits are the decisions §4 values', async (t) => {
-  t.same(PERMISSIONS, { read_all: 1, read_own_faction: 2, action_global: 4, action_faction: 8, control_world: 16, send_message: 32, recv_message: 64, send_broadcast: 128, advance_time: 256 });
+  t.same(PERMISSIONS, {
+    read_all: 1,
+    read_own_faction: 2,
+    action_global: 4,
+    action_faction: 8,
+    control_world: 16,
+    send_message: 32,
+    recv_message: 64,
+    send_broadcast: 128,
+    advance_time: 256,
+  });
   t.equal(ROLE_MASKS.god, 511);
 });

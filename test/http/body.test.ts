@@ -44,8 +44,8 @@ t.test('__proto__ keys stay own properties and touch no prototype', async (t) =>
 });
 
 t.test('depth counting ignores brackets inside strings', async (t) => {
-  t.notOk(exceedsDepth('{"a":"' + '['.repeat(100) + '"}', 64));
-  t.notOk(exceedsDepth('{"a":"\\"' + '['.repeat(100) + '"}', 64));
-  t.ok(exceedsDepth('{"a":' + '['.repeat(64) + ']'.repeat(64) + '}', 64));
+  t.notOk(exceedsDepth(`{"a":"${'['.repeat(100)}"}`, 64));
+  t.notOk(exceedsDepth(`{"a":"\\"${'['.repeat(100)}"}`, 64));
+  t.ok(exceedsDepth(`{"a":${'['.repeat(64)}${']'.repeat(64)}}`, 64));
   t.notOk(exceedsDepth('['.repeat(64) + ']'.repeat(64), 64));
 });

@@ -15,7 +15,9 @@ async function saturated(t: Tap.Test, stallMs = 1500) {
   await until(() => b.bridge.stats().slotsInUse === 1, 5000, 'the slot to be taken');
   return { b, holder, counters: new Int32Array(counters) };
 }
-declare namespace Tap { type Test = import('tap').Test }
+declare namespace Tap {
+  type Test = import('tap').Test;
+}
 
 t.test('step 1: a bad credential is 401 at once and never takes a slot, even while saturated', async (t) => {
   const { b, holder } = await saturated(t);
@@ -30,9 +32,14 @@ t.test('step 1: a bad credential is 401 at once and never takes a slot, even whi
   const started = Date.now();
   for (const headers of wrong) {
     for (const path of ['/cmd', '/health', '/capabilities', '/nowhere']) {
-      const response = await b.fetch(path, { method: path === '/cmd' ? 'POST' : 'GET', headers: { 'content-type': 'application/json', ...headers }, auth: false, ...(path === '/cmd' ? { body: '{"name":"get_world_state"}' } : {}) });
+      const response = await b.fetch(path, {
+        method: path === '/cmd' ? 'POST' : 'GET',
+        headers: { 'content-type': 'application/json', ...headers },
+        auth: false,
+        ...(path === '/cmd' ? { body: '{"name":"get_world_state"}' } : {}),
+      });
       t.equal(response.status, 401, `${path} ${JSON.stringify(Object.keys(headers))}`);
-      t.match(await response.json(), { ok: false, error: { code: "UNAUTHORIZED", command: "", args: {} } });
+      t.match(await response.json(), { ok: false, error: { code: 'UNAUTHORIZED', command: '', args: {} } });
     }
   }
   const fromQuery = await b.fetch(`/health?token=${b.token}`, { auth: false });
@@ -45,7 +52,12 @@ t.test('step 1: a bad credential is 401 at once and never takes a slot, even whi
 
 t.test('the 401 envelope reads no body: command "" and args {}', async (t) => {
   const b = await startTestBridge(t);
-  const response = await b.fetch('/cmd', { method: 'POST', auth: false, headers: { 'content-type': 'application/json', authorization: 'Bearer x' }, body: '{"name":"pause","args":{"a":1}}' });
+  const response = await b.fetch('/cmd', {
+    method: 'POST',
+    auth: false,
+    headers: { 'content-type': 'application/json', authorization: 'Bearer x' },
+    body: '{"name":"pause","args":{"a":1}}',
+  });
   t.equal(response.status, 401);
   const body = (await response.json()) as any;
   t.same(Object.keys(body.error).sort(), ['args', 'code', 'command', 'message']);
@@ -111,7 +123,14 @@ t.test('DISABLED: after authentication, POST /cmd only; health and capabilities 
 
 t.test('unknown paths and methods: 404 UNKNOWN_COMMAND after authentication', async (t) => {
   const b = await startTestBridge(t);
-  for (const [method, path] of [['GET', '/nope'], ['POST', '/health'], ['GET', '/cmd'], ['DELETE', '/cmd'], ['PUT', '/capabilities'], ['GET', '/cmd/extra']]) {
+  for (const [method, path] of [
+    ['GET', '/nope'],
+    ['POST', '/health'],
+    ['GET', '/cmd'],
+    ['DELETE', '/cmd'],
+    ['PUT', '/capabilities'],
+    ['GET', '/cmd/extra'],
+  ]) {
     const response = await b.fetch(path!, { method: method! });
     t.equal(response.status, 404, `${method} ${path}`);
     t.match(await response.json(), { ok: false, error: { code: 'UNKNOWN_COMMAND', command: '', args: {} } });
@@ -125,18 +144,37 @@ t.test('credentials: X-WB-Token, Bearer in any case; Host and Origin rules; neve
   const port = b.bridge.port;
   t.equal((await b.fetch('/health', { headers: { 'x-wb-token': b.token } })).status, 200, 'X-WB-Token');
   t.equal((await b.fetch('/health', { headers: { authorization: `bEaReR ${b.token}` } })).status, 200, 'bearer in any case');
-  for (const host of ['evil.example', `localhost.evil.example:${port}`, `127.1:${port}`, `0177.0.0.1:${port}`, `0x7f000001:${port}`, `localhost.:${port}`, `127.0.0.1:${port + 1}`]) {
+  for (const host of [
+    'evil.example',
+    `localhost.evil.example:${port}`,
+    `127.1:${port}`,
+    `0177.0.0.1:${port}`,
+    `0x7f000001:${port}`,
+    `localhost.:${port}`,
+    `127.0.0.1:${port + 1}`,
+  ]) {
     const response = await rawRequest(port, { path: '/health', headers: { host, authorization: `Bearer ${b.token}` } });
     t.equal(response.status, 401, `Host ${host}`);
   }
-  t.equal((await rawRequest(port, { path: '/health', headers: { host: `localhost:${port}`, authorization: `Bearer ${b.token}` } })).status, 200, 'Host localhost:PORT');
+  t.equal(
+    (await rawRequest(port, { path: '/health', headers: { host: `localhost:${port}`, authorization: `Bearer ${b.token}` } })).status,
+    200,
+    'Host localhost:PORT',
+  );
   for (const origin of ['https://evil.example', 'null', 'http://localhost.evil.example']) {
     t.equal((await b.fetch('/health', { headers: { origin } })).status, 401, `Origin ${origin}`);
   }
   const local = await b.fetch('/health', { headers: { origin: 'http://localhost:3000' } });
   t.equal(local.status, 200, 'a loopback Origin is fine');
-  for (const response of [local, await b.fetch('/capabilities', { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } })]) {
-    t.same([...response.headers.keys()].filter((h) => h.startsWith('access-control-')), [], 'no Access-Control-* header');
+  for (const response of [
+    local,
+    await b.fetch('/capabilities', { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } }),
+  ]) {
+    t.same(
+      [...response.headers.keys()].filter((h) => h.startsWith('access-control-')),
+      [],
+      'no Access-Control-* header',
+    );
   }
 });
 
@@ -148,7 +186,12 @@ t.test('body limit: over 1 MiB by Content-Length or while streaming is BAD_ARGS 
   t.equal(big.status, 400);
   t.match(JSON.parse(big.body).error, { code: 'BAD_ARGS', message: /1048576-byte limit/ });
   const chunk = Buffer.alloc(256 * 1024, 32);
-  const chunked = await rawRequest(port, { method: 'POST', path: '/cmd', headers: { ...auth, 'transfer-encoding': 'chunked' }, chunks: [chunk, chunk, chunk, chunk, chunk] });
+  const chunked = await rawRequest(port, {
+    method: 'POST',
+    path: '/cmd',
+    headers: { ...auth, 'transfer-encoding': 'chunked' },
+    chunks: [chunk, chunk, chunk, chunk, chunk],
+  });
   t.equal(chunked.status, 400);
   t.match(JSON.parse(chunked.body).error, { code: 'BAD_ARGS', message: /1048576-byte limit/ });
   const json = '{"name":"get_ui_state"}';

@@ -30,12 +30,17 @@ t.test('a game with its own loop calls drainFrame(): commands run between its up
   t.ok(second.body.tick > first.body.tick, 'the game ticks on its own loop');
   t.same((await b.cmd('pause')).body.result, { previous_paused: false, paused: true });
   const caps = (await (await b.fetch('/capabilities')).json()) as any;
-  t.notOk(caps.commands.some((c: { name: string }) => c.name === 'list_tiles'), 'commands the game lacks functions for are absent');
+  t.notOk(
+    caps.commands.some((c: { name: string }) => c.name === 'list_tiles'),
+    'commands the game lacks functions for are absent',
+  );
 });
 
 t.test('the example embeds the bridge in a Node-hosted game and answers the README curl', async (t) => {
   const dir = tempDir();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/node-game/main.ts', '--config-dir', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/node-game/main.ts', '--config-dir', dir, '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   t.teardown(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
   });
@@ -49,7 +54,11 @@ t.test('the example embeds the bridge in a Node-hosted game and answers the READ
     child.once('exit', (code) => reject(new Error(`example exited early with ${code}`)));
   });
   const token = /token = "([A-Za-z0-9]+)"/.exec(readFileSync(join(dir, 'bridge.toml'), 'utf8'))![1]!;
-  const res = await fetch(`${url}/cmd`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"name":"get_world_state"}' });
+  const res = await fetch(`${url}/cmd`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: '{"name":"get_world_state"}',
+  });
   t.equal(res.status, 200);
   t.match(await res.json(), { ok: true, result: { width: 64, population_alive: 20 } });
   t.notMatch(stdout, token, 'the token is not printed');

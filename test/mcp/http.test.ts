@@ -14,7 +14,9 @@ import { startMcpHttpServer, type McpHttpHandle } from '../../src/mcp/http.ts';
 import { rawRequest, startTestBridge, tempDir, until } from '../helpers/bridge.ts';
 import { gcbServer, pinPort } from '../gcb/helpers.ts';
 
-declare namespace Tap { type Test = import('tap').Test }
+declare namespace Tap {
+  type Test = import('tap').Test;
+}
 
 async function mcpServer(t: Tap.Test, bridgeUrl: string, options: { prefix?: string } = {}): Promise<McpHttpHandle> {
   const server = await startMcpHttpServer({ bridgeUrl, port: 0, log: () => {}, ...options });
@@ -32,7 +34,12 @@ async function connect(t: Tap.Test, url: string, token: string): Promise<{ clien
 
 const text = (result: CallToolResult, index = 0) => (result.content[index] as { text: string }).text;
 
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 // Real bridges and gcb subprocesses: room for a loaded machine.
@@ -75,13 +82,16 @@ t.test('the sandbox: every command a tool (29 with the full catalogue), calls, d
 t.test('one server, several agents: each session forwards its own token', async (t) => {
   const dir = tempDir();
   const agents = { dm: 'dm-token-0000000000000000', watcher: 'watcher-token-00000000000' };
-  writeFileSync(join(dir, 'agents.json'), JSON.stringify({
-    scenario: 'sandbox',
-    agents: [
-      { id: 'dm', token: agents.dm, role: 'god' },
-      { id: 'watcher', token: agents.watcher, role: 'observer' },
-    ],
-  }));
+  writeFileSync(
+    join(dir, 'agents.json'),
+    JSON.stringify({
+      scenario: 'sandbox',
+      agents: [
+        { id: 'dm', token: agents.dm, role: 'god' },
+        { id: 'watcher', token: agents.watcher, role: 'observer' },
+      ],
+    }),
+  );
   const b = await startTestBridge(t, { configDir: dir });
   const mcp = await mcpServer(t, b.bridge.url, { prefix: 'wb_' });
   const dm = await connect(t, mcp.url, agents.dm);
@@ -113,14 +123,20 @@ t.test('one server, several agents: each session forwards its own token', async 
 t.test('in front of everything: Host, Origin, token, path', async (t) => {
   const b = await startTestBridge(t);
   const mcp = await mcpServer(t, b.bridge.url);
-  const post = (headers: Record<string, string>, body = INITIALIZE, url = mcp.url) => fetch(url, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body });
+  const post = (headers: Record<string, string>, body = INITIALIZE, url = mcp.url) =>
+    fetch(url, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body });
   const auth = { authorization: `Bearer ${b.token}` };
 
   const evil = await post({ ...auth, origin: 'http://evil.example' });
   t.equal(evil.status, 403, 'a foreign Origin (a web page) is refused');
   t.match(await evil.json(), { jsonrpc: '2.0', error: { message: /loopback origins/ } });
   t.equal((await post({ ...auth, origin: 'http://localhost:6274' })).status, 200, 'a loopback Origin (the MCP Inspector) is let in');
-  const host = await rawRequest(mcp.port, { method: 'POST', path: '/mcp', headers: { host: `evil.example:${mcp.port}`, ...MCP_HEADERS, ...auth, 'content-length': Buffer.byteLength(INITIALIZE) }, body: INITIALIZE });
+  const host = await rawRequest(mcp.port, {
+    method: 'POST',
+    path: '/mcp',
+    headers: { host: `evil.example:${mcp.port}`, ...MCP_HEADERS, ...auth, 'content-length': Buffer.byteLength(INITIALIZE) },
+    body: INITIALIZE,
+  });
   t.equal(host.status, 403, 'a foreign Host (DNS rebinding) is refused');
 
   const none = await post({});

@@ -17,7 +17,13 @@ pinPort(b.configDir, b.bridge.port);
 t.test('one tool per enabled command + capabilities (the fixture game enables a few); calls and errors', async (t) => {
   const caps = (await (await b.fetch('/capabilities')).json()) as Capabilities;
   let stderr = '';
-  const transport = new StdioClientTransport({ command: process.execPath, args: [GCB, 'mcp', '--config-dir', b.configDir], cwd: ROOT, env: { PATH: process.env['PATH'] ?? '' }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [GCB, 'mcp', '--config-dir', b.configDir],
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '' },
+    stderr: 'pipe',
+  });
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'stdio-test', version: '1.0.0' });
   t.teardown(() => client.close());

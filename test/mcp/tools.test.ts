@@ -4,7 +4,13 @@ import type { Capabilities } from '../../src/client/client.ts';
 import { BridgeCallError } from '../../src/client/errors.ts';
 import { errorResult, successResult, toolsFor, TOOL_PREFIX_PATTERN } from '../../src/mcp/tools.ts';
 
-const schema = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { entity_id: { type: 'string' } }, required: ['entity_id'], additionalProperties: false };
+const schema = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  properties: { entity_id: { type: 'string' } },
+  required: ['entity_id'],
+  additionalProperties: false,
+};
 const caps: Capabilities = {
   mod_version: '0.3.0',
   game_version: 'g',
@@ -18,12 +24,18 @@ const caps: Capabilities = {
 
 t.test('one tool per command plus capabilities, schemas and descriptions as served', async (t) => {
   const tools = toolsFor(caps, 'worldbox_');
-  t.same(tools.map((tool) => tool.name), ['worldbox_spawn', 'worldbox_get_tile', 'worldbox_capabilities']);
+  t.same(
+    tools.map((tool) => tool.name),
+    ['worldbox_spawn', 'worldbox_get_tile', 'worldbox_capabilities'],
+  );
   t.equal(tools[0]!.inputSchema, schema, 'the command schema itself');
   t.equal(tools[0]!.description, 'Spawn actors.');
   t.match(tools[0]!.annotations, { readOnlyHint: false });
   t.match(tools[1]!.annotations, { readOnlyHint: true });
-  t.same(toolsFor(caps, '').map((tool) => tool.name), ['spawn', 'get_tile', 'capabilities']);
+  t.same(
+    toolsFor(caps, '').map((tool) => tool.name),
+    ['spawn', 'get_tile', 'capabilities'],
+  );
   t.ok(TOOL_PREFIX_PATTERN.test('wb-2_'));
   t.notOk(TOOL_PREFIX_PATTERN.test('bad prefix'));
   t.notOk(TOOL_PREFIX_PATTERN.test('a'.repeat(33)));
@@ -40,7 +52,10 @@ t.test('a result is JSON text plus structured content; an image result is an ima
 });
 
 t.test('an error envelope keeps code, message, did_you_mean and exception', async (t) => {
-  const unknown = new BridgeCallError({ code: 'UNKNOWN_ASSET', message: "entity_id 'humn' does not exist", command: 'spawn', args: {}, did_you_mean: ['human', 'demon'] }, 400);
+  const unknown = new BridgeCallError(
+    { code: 'UNKNOWN_ASSET', message: "entity_id 'humn' does not exist", command: 'spawn', args: {}, did_you_mean: ['human', 'demon'] },
+    400,
+  );
   const result = errorResult(unknown);
   t.equal(result.isError, true);
   t.same(result.structuredContent, { code: 'UNKNOWN_ASSET', message: "entity_id 'humn' does not exist", did_you_mean: ['human', 'demon'] });

@@ -12,7 +12,11 @@ export interface Agents {
   as(id: string, name: string, args?: unknown): Promise<{ status: number; body: any }>;
 }
 
-export async function startAgents(t: Test, agentsJson: Record<string, unknown>, options: BridgeOptions & { config?: Parameters<typeof writeConfig>[1] } = {}): Promise<Agents> {
+export async function startAgents(
+  t: Test,
+  agentsJson: Record<string, unknown>,
+  options: BridgeOptions & { config?: Parameters<typeof writeConfig>[1] } = {},
+): Promise<Agents> {
   const { config, ...rest } = options;
   const dir = tempDir('gcb-agents-');
   writeConfig(dir, config ?? {});

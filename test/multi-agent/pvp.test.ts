@@ -12,7 +12,10 @@ t.test('two rivals take turns, talk, and a pulsed power stops when its turn ends
       turn_based: true,
       turn_order: ['athena', 'ares'],
       agents: [
-        agent('athena', 'faction_player', { kingdom_claim: 'auto:0', objectives: [{ id: 'win', label: 'Outlast ares', kind: 'wipe_kingdom', target: 'auto:1' }] }),
+        agent('athena', 'faction_player', {
+          kingdom_claim: 'auto:0',
+          objectives: [{ id: 'win', label: 'Outlast ares', kind: 'wipe_kingdom', target: 'auto:1' }],
+        }),
         agent('ares', 'faction_player', { kingdom_claim: 'auto:1' }),
         agent('zeus', 'god'),
       ],
@@ -22,16 +25,17 @@ t.test('two rivals take turns, talk, and a pulsed power stops when its turn ends
   const actor = (await as('athena', 'list_actors')).body.result.items.find((a: { race: string }) => a.race === 'human')?.id ?? 'human';
   const land = async () => {
     // a land tile to spawn on
-    for (let y = 10; y < 250; y += 7) for (let x = 10; x < 250; x += 7) {
-      const tile = (await as('zeus', 'get_tile', { x, y })).body.result;
-      if (!/water|ocean|lava/.test(tile.tile_id)) return { x, y };
-    }
+    for (let y = 10; y < 250; y += 7)
+      for (let x = 10; x < 250; x += 7) {
+        const tile = (await as('zeus', 'get_tile', { x, y })).body.result;
+        if (!/water|ocean|lava/.test(tile.tile_id)) return { x, y };
+      }
     throw new Error('no land');
   };
   const spot = await land();
 
   t.equal((await as('athena', 'session_info')).body.result.current_turn, 'athena');
-  t.equal((await as('athena', 'spawn', { entity_id: actor, x: spot.x, y: spot.y })).status, 200, "athena acts on her turn");
+  t.equal((await as('athena', 'spawn', { entity_id: actor, x: spot.x, y: spot.y })).status, 200, 'athena acts on her turn');
   const blocked = await as('ares', 'spawn', { entity_id: actor, x: spot.x, y: spot.y });
   t.equal(blocked.status, 409);
   t.match(blocked.body.error, { code: 'TURN_NOT_YOURS', message: /athena's turn/ });
@@ -42,7 +46,10 @@ t.test('two rivals take turns, talk, and a pulsed power stops when its turn ends
   t.same((await as('athena', 'send_message', { to: 'ares', content: 'your move' })).body.result, { seq: 1, recipients: ['ares'], broadcast: false });
   t.same((await as('athena', 'turn_advance')).body.result, { previous: 'athena', next: 'ares', forced_by_god: false });
   const inbox = (await as('ares', 'recv_messages')).body.result;
-  t.same(inbox.items.map((m: { content: string; from: string }) => [m.from, m.content]), [['athena', 'your move']]);
+  t.same(
+    inbox.items.map((m: { content: string; from: string }) => [m.from, m.content]),
+    [['athena', 'your move']],
+  );
   t.equal((await as('ares', 'spawn', { entity_id: actor, x: spot.x, y: spot.y })).status, 200, "now it is ares's turn");
   t.equal((await as('athena', 'turn_advance')).status, 409, 'athena cannot pass a turn she does not hold');
   t.same((await as('zeus', 'turn_advance')).body.result, { previous: 'ares', next: 'athena', forced_by_god: true }, 'a god can force it');

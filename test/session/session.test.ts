@@ -76,12 +76,25 @@ t.test('the bus: 1-to-1, broadcast, one bus-wide cursor, non-destructive reads',
   t.same(await call('send', { to: 'b', content: 'hi b' }, 'a'), { ok: true, value: { seq: 1, recipients: ['b'], broadcast: false } });
   t.same(await call('send', { to: '*', content: 'hear ye', kind: 'news' }, 'herald'), { ok: true, value: { seq: 2, recipients: ['a', 'b'], broadcast: true } });
   t.same(await call('send', { to: 'a', content: 'hi a' }, 'b'), { ok: true, value: { seq: 3, recipients: ['a'], broadcast: false } });
-  const b = (await call('recv', {}, 'b')) as { ok: true; value: { items: Array<{ seq: number; from: string; to: string; kind: string; content: string; sent_utc: string }>; count: number; next_cursor: number } };
-  t.same(b.value.items.map((m) => [m.seq, m.from, m.to, m.kind, m.content]), [[1, 'a', 'b', 'text', 'hi b'], [2, 'herald', '*', 'news', 'hear ye']]);
+  const b = (await call('recv', {}, 'b')) as {
+    ok: true;
+    value: { items: Array<{ seq: number; from: string; to: string; kind: string; content: string; sent_utc: string }>; count: number; next_cursor: number };
+  };
+  t.same(
+    b.value.items.map((m) => [m.seq, m.from, m.to, m.kind, m.content]),
+    [
+      [1, 'a', 'b', 'text', 'hi b'],
+      [2, 'herald', '*', 'news', 'hear ye'],
+    ],
+  );
   t.match(b.value.items[0]!.sent_utc, /^\d{4}-\d\d-\d\dT/);
   t.equal(b.value.next_cursor, 2);
   const a = (await call('recv', { since_seq: 1 }, 'a')) as typeof b;
-  t.same(a.value.items.map((m) => m.seq), [2, 3], 'seq > since_seq across broadcasts and direct messages');
+  t.same(
+    a.value.items.map((m) => m.seq),
+    [2, 3],
+    'seq > since_seq across broadcasts and direct messages',
+  );
   t.equal(a.value.next_cursor, 3);
   const again = (await call('recv', { since_seq: 3 }, 'a')) as typeof b;
   t.same(again.value, { items: [], count: 0, next_cursor: 3 }, 'next_cursor is since_seq when nothing is new');
@@ -107,7 +120,13 @@ t.test('inboxes keep the newest 200', async (t) => {
 });
 
 t.test('claims: auto:N follows the kingdom order, id:K is fixed', async (t) => {
-  const { s, caller } = session({ agents: [{ id: 'a', token: TOK('a'), role: 'faction_player', kingdom_claim: 'auto:1' }, { id: 'b', token: TOK('b'), role: 'faction_player', kingdom_claim: 'id:9' }, { id: 'c', token: TOK('c'), role: 'observer' }] });
+  const { s, caller } = session({
+    agents: [
+      { id: 'a', token: TOK('a'), role: 'faction_player', kingdom_claim: 'auto:1' },
+      { id: 'b', token: TOK('b'), role: 'faction_player', kingdom_claim: 'id:9' },
+      { id: 'c', token: TOK('c'), role: 'observer' },
+    ],
+  });
   s.resolveClaims([4, 6, 8]);
   t.equal(caller('a').claimedKingdomId, 6);
   t.equal(caller('b').claimedKingdomId, 9);
@@ -122,7 +141,17 @@ t.test('objectives judged against the kingdoms', async (t) => {
   const { s, call } = session({
     scenario: 'pvp',
     agents: [
-      { id: 'a', token: TOK('a'), role: 'faction_player', kingdom_claim: 'auto:0', objectives: [{ id: 'win', label: 'Outlast b', kind: 'wipe_kingdom', target: 'auto:1' }, { id: 'live', kind: 'survive' }, { id: 'grow', kind: 'reach_units', target: 10 }] },
+      {
+        id: 'a',
+        token: TOK('a'),
+        role: 'faction_player',
+        kingdom_claim: 'auto:0',
+        objectives: [
+          { id: 'win', label: 'Outlast b', kind: 'wipe_kingdom', target: 'auto:1' },
+          { id: 'live', kind: 'survive' },
+          { id: 'grow', kind: 'reach_units', target: 10 },
+        ],
+      },
       { id: 'b', token: TOK('b'), role: 'faction_player', kingdom_claim: 'auto:1' },
     ],
   });
@@ -133,8 +162,18 @@ t.test('objectives judged against the kingdoms', async (t) => {
   ];
   const result = (await call('objectives', { kingdoms }, 'a')) as { ok: true; value: any };
   t.equal(result.value.scenario, 'pvp');
-  t.same(result.value.agents[0].objectives.map((o: { id: string; status: string }) => [o.id, o.status]), [['win', 'done'], ['live', 'pending'], ['grow', 'done']]);
-  t.same(result.value.kingdoms, [{ id: 1, name: 'North', units: 12, cities: 2, wild: false }, { id: 2, name: 'South', units: 0, cities: 1, wild: false }]);
+  t.same(
+    result.value.agents[0].objectives.map((o: { id: string; status: string }) => [o.id, o.status]),
+    [
+      ['win', 'done'],
+      ['live', 'pending'],
+      ['grow', 'done'],
+    ],
+  );
+  t.same(result.value.kingdoms, [
+    { id: 1, name: 'North', units: 12, cities: 2, wild: false },
+    { id: 2, name: 'South', units: 0, cities: 1, wild: false },
+  ]);
 });
 
 t.test('legacy mode: one synthetic god, the bridge.toml token', async (t) => {

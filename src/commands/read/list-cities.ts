@@ -6,12 +6,8 @@ export default defineCommand({
   name: 'list_cities',
   category: 'read',
   description:
-    'The living cities, optionally of one kingdom. With partial intel and without read_all, only the cities of ' +
-    "the caller's claimed kingdom are shown.",
-  args: Type.Object(
-    { kingdom_id: Type.Optional(Type.Integer({ description: 'only the cities of this kingdom' })) },
-    { additionalProperties: false },
-  ),
+    'The living cities, optionally of one kingdom. With partial intel and without read_all, only the cities of ' + "the caller's claimed kingdom are shown.",
+  args: Type.Object({ kingdom_id: Type.Optional(Type.Integer({ description: 'only the cities of this kingdom' })) }, { additionalProperties: false }),
   result: Type.Object({
     items: Type.Array(
       Type.Object({

@@ -34,7 +34,13 @@ export default defineCommand({
   args: QueryActorsArgs,
   result: Type.Object({
     items: Type.Array(
-      Type.Object({ name: Type.String(), asset_id: Type.String(), kingdom_id: Type.Union([Type.Integer(), Type.Null()]), x: Type.Integer(), y: Type.Integer() }),
+      Type.Object({
+        name: Type.String(),
+        asset_id: Type.String(),
+        kingdom_id: Type.Union([Type.Integer(), Type.Null()]),
+        x: Type.Integer(),
+        y: Type.Integer(),
+      }),
     ),
     matched: Type.Integer(),
     returned: Type.Integer(),

@@ -7,7 +7,12 @@ export const MAX_SCREENSHOT_DIMENSION = 8192;
 export const ScreenshotArgs = Type.Object(
   {
     max_dimension: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: MAX_SCREENSHOT_DIMENSION, default: 1280, description: 'longest side in pixels (scaled down to fit, never up); 0 = full size, one pixel a tile' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_SCREENSHOT_DIMENSION,
+        default: 1280,
+        description: 'longest side in pixels (scaled down to fit, never up); 0 = full size, one pixel a tile',
+      }),
     ),
     format: Type.Optional(Type.Union([Type.Literal('jpg'), Type.Literal('png')], { default: 'jpg', description: 'image format' })),
     quality: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 80, description: 'JPEG quality (ignored for png)' })),

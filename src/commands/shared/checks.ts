@@ -40,7 +40,10 @@ function listIds(game: Required<GameModule>, name: CatalogueName): Array<{ id: s
 
 function catalogue(game: Required<GameModule>, name: CatalogueName): Catalogue {
   let perGame = catalogues.get(game);
-  if (!perGame) catalogues.set(game, (perGame = new Map()));
+  if (!perGame) {
+    perGame = new Map();
+    catalogues.set(game, perGame);
+  }
   let entry = perGame.get(name);
   if (!entry) {
     const ids = listIds(game, name).map((item) => item.id);
@@ -76,4 +79,3 @@ export function checkPoint(game: Required<GameModule>, x: number, y: number, nam
 // Schema pieces shared by several commands. Coordinates carry no bounds on purpose (see above).
 export const TileX = (description = 'tile column, 0 at the left edge') => Type.Integer({ description });
 export const TileY = (description = 'tile row, 0 at the top edge') => Type.Integer({ description });
-
