@@ -19,7 +19,9 @@ const stopped = new Promise<void>((resolve) => (stop = resolve));
 async function main(): Promise<void> {
   const game = (await importModule(data.gameUrl)) as unknown as GameModule;
   const commands = await loadCommands(data.commandModules);
-  await game.init(data.init);
+  // decisions §7: events arrive with the event layer (src/events); until then they go nowhere.
+  const host: GameHost = { drainFrame: () => drainer.drainFrame(), stopped, emit: () => {} };
+  await game.init(data.init, host);
   const drainer = createDrainer({
     port: data.actionPort,
     shared,
@@ -40,7 +42,6 @@ async function main(): Promise<void> {
   });
 
   if (selfDriven) {
-    const host: GameHost = { drainFrame: drainer.drainFrame, stopped };
     await game.run!(host);
   } else {
     runFrameLoop(game, drainer.drainFrame);

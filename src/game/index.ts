@@ -325,5 +325,5 @@ const sandbox = {
   encodeSave,
   decodeSave,
   renderSnapshot,
-} satisfies Required<Omit<GameModule, 'run'>>;
+} satisfies Required<Omit<GameModule, 'run' | 'eventKinds'>>;
 void sandbox;

@@ -25,12 +25,23 @@ export interface GameInitOptions {
   custom?: unknown;
 }
 
-/** What the bridge hands a game that drives its own frames (see `run`). */
+/**
+ * What the bridge hands a game on the game thread: to `init` (every game) and to `run` (a game
+ * that drives its own frames).
+ */
 export interface GameHost {
   /** Run one bridge frame: publish the tick, drain up to 32 queued actions, step per-frame jobs. */
   drainFrame(): void;
   /** Resolves when the bridge shuts down; the game's loop should stop then. */
   readonly stopped: Promise<void>;
+  /**
+   * decisions §7: tell the bridge's event subscribers what happened in the world. Game thread only,
+   * cheap to call (events are collected and cross to the main loop once a frame). `kind` must be
+   * one of the bridge's kinds or one the module declares in `eventKinds`; `fields` is plain JSON
+   * data; `kingdomIds` names the kingdoms the event is about (fog: a faction player under
+   * partial_intel sees only events about its own kingdom, and global ones, whose list is empty).
+   */
+  emit(kind: string, fields?: Record<string, unknown>, kingdomIds?: readonly number[]): void;
 }
 
 export interface AssetInfo {
@@ -147,8 +158,14 @@ export interface GameModule {
   /** game_version in /health and /capabilities. */
   readonly version: string;
 
-  /** Game thread, once, before the first frame. May be async. */
-  init(options: GameInitOptions): void | Promise<void>;
+  /**
+   * Event kinds this game emits beyond the bridge's own (decisions §7), so /capabilities can list
+   * them and subscribers can filter by them.
+   */
+  readonly eventKinds?: readonly string[];
+
+  /** Game thread, once, before the first frame. May be async. `host.emit` may be kept and called from then on. */
+  init(options: GameInitOptions, host: GameHost): void | Promise<void>;
   /** Game thread: advance the simulation by one frame of `dtMs` (a paused world does not tick). */
   update(dtMs: number): void;
   /** Game thread: the world tick, published to shared memory after every frame. */

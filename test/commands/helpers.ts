@@ -5,9 +5,7 @@ import { startTestBridge, tempDir, writeConfig, type TestBridge } from '../helpe
 
 export { SANDBOX_GAME };
 
-export function fixture(name: string): URL {
-  return new URL(`../fixtures/${name}`, import.meta.url);
-}
+export { fixture } from '../helpers/paths.ts';
 
 export async function startSandbox(t: Test, options: BridgeOptions & { config?: Parameters<typeof writeConfig>[1] } = {}): Promise<TestBridge> {
   const { config, ...rest } = options;

@@ -7,8 +7,9 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import type { Test } from 'tap';
 import { startBridge, type BridgeHandle, type BridgeOptions } from '../../src/bridge.ts';
+import { fixture } from './paths.ts';
 
-export const TINY_GAME = new URL('../fixtures/tiny-game.ts', import.meta.url);
+export const TINY_GAME = fixture('tiny-game.ts');
 
 export interface TestBridge {
   bridge: BridgeHandle;

@@ -1,0 +1,43 @@
+import type { HttpBindings } from '@hono/node-server';
+import type { Context } from 'hono';
+import type { ErrorCode } from '../errors/codes.ts';
+import type { CallerContext } from '../shared/caller.ts';
+
+/** One log line per request: agent, command, status, code, waits and run time. */
+export interface RequestLog {
+  rid: string;
+  method: string;
+  path: string;
+  agent: string | null;
+  command: string | null;
+  status: number;
+  code: ErrorCode | null;
+  admission_wait_ms: number;
+  queue_wait_ms: number;
+  run_ms: number;
+  ms: number;
+}
+
+/** What every handler of the app can read from the context (set by the authenticate middleware). */
+export type Env = { Bindings: Partial<HttpBindings>; Variables: { rid: string; caller: CallerContext; line: RequestLog } };
+export type AppContext = Context<Env>;
+
+/**
+ * A request header. Served by @hono/node-server, Node has already parsed the headers into a plain
+ * object; asking the web Request instead builds a whole undici Headers on every request, which
+ * cost the hot path more than everything the bridge itself does there. Tests through app.request()
+ * have no Node request and take the web path.
+ */
+export function header(c: AppContext, name: string): string | undefined {
+  const incoming = c.env?.incoming;
+  if (incoming) {
+    const value = incoming.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+  return c.req.header(name);
+}
+
+/** Milliseconds to two decimals, for log lines. */
+export function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}

@@ -1,0 +1,37 @@
+import type { Failure } from '../errors/bridge-error.ts';
+import type { AppContext } from './context.ts';
+import { errorBody, statusOf } from './envelope.ts';
+
+const JSON_TYPE = 'application/json';
+
+/**
+ * Every answer of the bridge leaves through here, so its headers are set in one place. A Response
+ * with a plain headers object: @hono/node-server writes it as is, where c.body() would build (and
+ * node-server then unpack) a web Headers on every request.
+ */
+export function send(c: AppContext, status: number, body: string | Uint8Array, extra?: Record<string, string>): Response {
+  c.get('line').status = status;
+  return new Response(status === 304 ? null : (body as string), {
+    status,
+    headers: extra ? { 'content-type': JSON_TYPE, 'x-request-id': c.get('rid'), ...extra } : { 'content-type': JSON_TYPE, 'x-request-id': c.get('rid') },
+  });
+}
+
+/** The error envelope with its status (decisions §5: BUSY adds Retry-After: 1). */
+export function fail(c: AppContext, failure: Failure, command: string, args: unknown): Response {
+  c.get('line').code = failure.code;
+  const extra = failure.code === 'BUSY' ? { 'retry-after': '1' } : undefined;
+  return send(c, statusOf(failure), errorBody(failure, command, args), extra);
+}
+
+export function busy(waitMs: number): Failure {
+  return { ok: false, code: 'BUSY', message: `all admission slots stayed taken for ${waitMs / 1000} s; nothing reached the world, retry` };
+}
+
+export function overLimit(maxBodyBytes: number): Failure {
+  return {
+    ok: false,
+    code: 'BAD_ARGS',
+    message: `request body is larger than the ${maxBodyBytes}-byte limit ([Bridge] max_body_bytes); load large worlds by path, not bytes_b64`,
+  };
+}
