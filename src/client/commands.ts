@@ -71,5 +71,6 @@ type NoArgs<A> = [keyof A] extends [never] ? Record<string, never> : A;
 /** A command's `result`, from its result schema. */
 export type CommandResult<N extends CommandName> = Static<Catalogue[N]['result']>;
 /** Whether a command can be called without args (it takes none, or all of them are optional). */
-// biome-ignore lint/complexity/noBannedTypes: `{} extends T` is the test for "every property optional"
+// `{} extends T` is the test for "every property optional".
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export type ArgsOptional<N extends CommandName> = {} extends CommandArgs<N> ? true : false;

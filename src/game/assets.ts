@@ -538,17 +538,15 @@ const brush = (id: string, family: PowerFamily, radius: number, description: str
 const toggle = (id: string, description: string): PowerAsset => ({ id, family: 'law', description, supportsRadius: false, isToggle: true, radius: 0 });
 
 export const POWERS: readonly PowerAsset[] = [
-  ...ACTORS.map(
-    (a): PowerAsset => ({
-      id: `spawn_${a.id}`,
-      family: 'spawn',
-      description: `Drop one ${a.id}`,
-      supportsRadius: false,
-      isToggle: false,
-      radius: 0,
-      actor: a.id,
-    }),
-  ),
+  ...ACTORS.map((a): PowerAsset => ({
+    id: `spawn_${a.id}`,
+    family: 'spawn',
+    description: `Drop one ${a.id}`,
+    supportsRadius: false,
+    isToggle: false,
+    radius: 0,
+    actor: a.id,
+  })),
   strike('lightning', 2, 'Strikes creatures near the point and sets it on fire'),
   strike('meteorite', 5, 'A crater of lava and ash; everything inside dies'),
   strike('bomb', 4, 'Blows up creatures, buildings and trees'),

@@ -374,10 +374,8 @@ function buildHouse(w: World, city: City): boolean {
 
 // Eight directions with literal components, so no platform's Math.cos can change a world.
 // Math.SQRT1_2 would change every generated world (and the determinism hashes): keep the literal.
-// biome-ignore-start lint/suspicious/noApproximativeNumericConstant: see above
 export const DIRS_X = [1, 0.7071068, 0, -0.7071068, -1, -0.7071068, 0, 0.7071068] as const;
 export const DIRS_Y = [0, 0.7071068, 1, 0.7071068, 0, -0.7071068, -1, -0.7071068] as const;
-// biome-ignore-end lint/suspicious/noApproximativeNumericConstant: see above
 
 function foundColony(w: World, city: City): void {
   const kingdom = kingdomOf(w, city.kingdomId);

@@ -488,11 +488,10 @@ function wander(w: World, i: number, stops: number, speed: number): void {
 
 function civMove(w: World, i: number, ti: number, speed: number): void {
   const a = w.a;
-  let cityId = a.city[i]!;
+  const cityId = a.city[i]!;
   let city = cityOf(w, cityId);
   if (city && !city.alive) {
     a.city[i] = 0;
-    cityId = 0;
     city = undefined;
   }
   if (city) {

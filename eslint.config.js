@@ -1,0 +1,30 @@
+// ESLint (flat config) with typescript-eslint; Prettier owns formatting (npm run lint runs both).
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', '.build/', 'coverage/', '.tap/', 'bench/results/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      // Unused names fail the build, except the `_` convention for a parameter a signature needs.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    files: ['test/**', 'bench/**'],
+    rules: {
+      // Tests read loosely typed JSON answers.
+      '@typescript-eslint/no-explicit-any': 'off',
+      // `declare namespace Tap { type Test = ... }` names tap's types without importing them.
+      '@typescript-eslint/no-namespace': 'off',
+    },
+  },
+  {
+    files: ['src/view/assets/**'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+);
