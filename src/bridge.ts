@@ -10,7 +10,8 @@ import { CredentialTable } from './auth/credentials.ts';
 import { loadCommands } from './commands/load.ts';
 import { CommandRegistry } from './commands/registry.ts';
 import { watchKillSwitch } from './config/kill-switch.ts';
-import { loadConfig } from './config/load.ts';
+import { loadConfig, type LoadedConfig } from './config/load.ts';
+import { claimRuntime, type RuntimeClaim } from './config/runtime-file.ts';
 import { execute } from './dispatch/execute.ts';
 import { GameThreadHost } from './dispatch/game-thread-host.ts';
 import { CommandPool } from './dispatch/pool.ts';
@@ -104,6 +105,18 @@ export const SANDBOX_GAME = moduleUrl('./game/index.ts', import.meta.url);
 export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHandle> {
   const configDir = resolve(options.configDir ?? '.bridge');
   const loaded = loadConfig(configDir, options.port === undefined ? {} : { port: options.port });
+  const { config } = loaded;
+  // One bridge per config dir: a second is refused before it starts anything.
+  const runtime = claimRuntime(configDir, MOD_VERSION);
+  try {
+    return await start(options, configDir, loaded, runtime);
+  } catch (err) {
+    runtime.release();
+    throw err;
+  }
+}
+
+async function start(options: BridgeOptions, configDir: string, loaded: LoadedConfig, runtime: RuntimeClaim): Promise<BridgeHandle> {
   const { config } = loaded;
   const timings: Timings = { ...DEFAULT_TIMINGS, ...options.timings };
   const log = options.logger ?? createLogger(options.logDestination ? { destination: options.logDestination } : {});
@@ -241,6 +254,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
   }
   port = ((server as Server).address() as { port: number }).port;
   const url = `http://127.0.0.1:${port}`;
+  runtime.listening(url, port);
   log.info({ url, config: loaded.path, mod_version: MOD_VERSION, game: fileURLToPath(gameUrl) }, 'bridge listening');
 
   let closing: Promise<void> | undefined;
@@ -260,6 +274,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
       await pool.destroy();
       (server as Server).closeAllConnections();
       await closed;
+      runtime.release();
       log.info('bridge closed');
       if (!options.logger) log.flush();
     })();

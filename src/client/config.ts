@@ -1,8 +1,11 @@
-// Reads what a client needs from a config dir's bridge.toml: the port and the legacy token. It only
-// reads: creating bridge.toml (and its token) is the bridge's job on first launch.
+// Reads what a client needs from a config dir: where the bridge listens and the legacy token. It only
+// reads: creating bridge.toml (and its token) is the bridge's job on first launch. A running bridge
+// names its URL in the runtime file beside bridge.toml, which wins while its pid is alive (it may
+// listen where bridge.toml does not say: --port N, --port 0).
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import toml from 'toml';
+import { readRuntime } from '../shared/runtime-file.ts';
 import { ClientConfigError } from './errors.ts';
 
 /** decisions §1: the default config dir and port. */
@@ -15,6 +18,8 @@ export interface BridgeLocation {
   /** `http://127.0.0.1:<port>`: the bridge only ever listens on loopback. */
   url: string;
   port: number;
+  /** Where the URL came from: the running bridge's runtime file, or bridge.toml's port. */
+  source: 'runtime' | 'config';
   /** `[Bridge] token`, the legacy-mode credential (absent from a hand-written file). */
   token: string | undefined;
 }
@@ -46,5 +51,7 @@ export function readBridgeConfig(configDir: string = DEFAULT_CONFIG_DIR): Bridge
     throw new ClientConfigError(`${path}: [Bridge] port = ${JSON.stringify(port)} is not a port`);
   }
   const token = typeof bridge.token === 'string' && bridge.token !== '' ? bridge.token : undefined;
-  return { path, url: `http://127.0.0.1:${port}`, port, token };
+  const running = readRuntime(resolve(configDir));
+  if (running?.url !== undefined && running.port !== undefined) return { path, url: running.url, port: running.port, token, source: 'runtime' };
+  return { path, url: `http://127.0.0.1:${port}`, port, token, source: 'config' };
 }

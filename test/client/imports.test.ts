@@ -1,9 +1,9 @@
 // The client loads none of the bridge's runtime: its value imports are node built-ins, toml, and
-// the error-code table; command definitions come in as types only.
+// the error-code table and the runtime-file reader; command definitions come in as types only.
 import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
 
-const ALLOWED = new Set(['node:fs', 'node:path', 'toml', '../errors/codes.ts']);
+const ALLOWED = new Set(['node:fs', 'node:path', 'toml', '../errors/codes.ts', '../shared/runtime-file.ts']);
 
 t.test('src/client imports only types from the bridge', async (t) => {
   const dir = new URL('../../src/client/', import.meta.url);
