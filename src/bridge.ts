@@ -105,7 +105,6 @@ export const SANDBOX_GAME = moduleUrl('./game/index.ts', import.meta.url);
 export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHandle> {
   const configDir = resolve(options.configDir ?? '.bridge');
   const loaded = loadConfig(configDir, options.port === undefined ? {} : { port: options.port });
-  const { config } = loaded;
   // One bridge per config dir: a second is refused before it starts anything.
   const runtime = claimRuntime(configDir, MOD_VERSION);
   try {
