@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { serve, type ServerType } from '@hono/node-server';
 import type { Server } from 'node:http';
 import type { DestinationStream, Logger } from 'pino';
 import { Admission } from './admission/semaphore.ts';
@@ -16,6 +15,7 @@ import { execute } from './dispatch/execute.ts';
 import { GameThreadHost } from './dispatch/game-thread-host.ts';
 import { CommandPool } from './dispatch/pool.ts';
 import { createApp } from './http/app.ts';
+import { listen } from './http/listen.ts';
 import { DEFAULT_TIMINGS, LIMITS, type Timings } from './limits.ts';
 import { createLogger } from './log/logger.ts';
 import { Session } from './session/session.ts';
@@ -242,16 +242,16 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     execute: (def, args, caller) => execute(def, args, caller, game, pool),
   });
 
-  let server: ServerType;
+  let server: Server;
   try {
-    server = await listen(app.fetch, port);
+    server = await listen({ fetch: app.fetch, port, log });
   } catch (err) {
     killSwitch.stop();
     await pool.destroy();
     await game.stop();
     throw err;
   }
-  port = ((server as Server).address() as { port: number }).port;
+  port = (server.address() as { port: number }).port;
   const url = `http://127.0.0.1:${port}`;
   runtime.listening(url, port);
   log.info({ url, config: loaded.path, mod_version: MOD_VERSION, game: fileURLToPath(gameUrl) }, 'bridge listening');
@@ -263,7 +263,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
       // (at most the grace period), then close the threads.
       Atomics.store(shared.control, kStopping, 1);
       const closed = new Promise<void>((done) => server.close(() => done()));
-      (server as Server).closeIdleConnections();
+      server.closeIdleConnections();
       admission.close();
       game.closeQueue();
       await Promise.race([waitUntil(() => admission.inUse === 0), sleep(timings.shutdownGraceMs)]);
@@ -271,7 +271,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
       session.stop();
       await game.stop();
       await pool.destroy();
-      (server as Server).closeAllConnections();
+      server.closeAllConnections();
       await closed;
       runtime.release();
       log.info('bridge closed');
@@ -326,24 +326,6 @@ function toModuleUrl(module: string | URL): URL {
 /** game_assembly_sha256: the SHA-256 of the game module's file (decisions §6). */
 function fileSha256(url: URL): string {
   return createHash('sha256').update(readFileSync(url)).digest('hex');
-}
-
-function listen(fetch: (request: Request) => Response | Promise<Response>, port: number): Promise<ServerType> {
-  return new Promise((resolvePromise, reject) => {
-    const server = serve({
-      fetch,
-      port,
-      hostname: '127.0.0.1', // spec: loopback only, whatever the config says ("localhost" binds here too)
-      serverOptions: {
-        headersTimeout: LIMITS.headersTimeoutMs,
-        requestTimeout: LIMITS.requestTimeoutMs,
-        keepAliveTimeout: LIMITS.keepAliveTimeoutMs,
-        connectionsCheckingInterval: LIMITS.connectionsCheckingIntervalMs,
-      },
-    });
-    server.once('listening', () => resolvePromise(server));
-    server.once('error', reject);
-  });
 }
 
 function sleep(ms: number): Promise<void> {

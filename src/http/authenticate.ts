@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import { presentedToken, type CredentialTable } from '../auth/credentials.ts';
 import { createHostCheck, originAllowed } from '../auth/host-origin.ts';
 import type { Session } from '../session/session.ts';
-import { header, round, type Env, type RequestLog } from './context.ts';
+import { header, requestId, round, type Env, type RequestLog } from './context.ts';
 import { fail } from './respond.ts';
 
 export interface AuthenticateDeps {
@@ -16,7 +15,6 @@ export interface AuthenticateDeps {
   log: Logger;
 }
 
-const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 /** Paths logged as sent; any other is logged as OTHER_PATH (a client may put its token there). */
 const ENDPOINTS = new Set(['/cmd', '/health', '/capabilities']);
 const OTHER_PATH = '(other)';
@@ -30,8 +28,7 @@ export function authenticate(deps: AuthenticateDeps): MiddlewareHandler<Env> {
   const hostAllowed = createHostCheck(deps.port);
   return async function authenticateRequest(c, next) {
     const t0 = performance.now();
-    const requestId = header(c, 'x-request-id');
-    const rid = requestId !== undefined && REQUEST_ID.test(requestId) ? requestId : randomUUID();
+    const rid = requestId(header(c, 'x-request-id'));
     const line: RequestLog = {
       rid,
       method: c.req.method,

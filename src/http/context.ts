@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 import type { ErrorCode } from '../errors/codes.ts';
@@ -40,4 +41,11 @@ export function header(c: AppContext, name: string): string | undefined {
 /** Milliseconds to two decimals, for log lines. */
 export function round(ms: number): number {
   return Math.round(ms * 100) / 100;
+}
+
+const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
+/** decisions §5: the client's X-Request-Id when it sent a usable one, else a fresh one. */
+export function requestId(sent: string | undefined): string {
+  return sent !== undefined && REQUEST_ID.test(sent) ? sent : randomUUID();
 }
