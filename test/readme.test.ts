@@ -3,9 +3,11 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import t from 'tap';
+import { join } from 'node:path';
+import { REPO_ROOT } from './helpers/paths.ts';
 
-const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-const ROOT = new URL('..', import.meta.url).pathname;
+const ROOT = REPO_ROOT;
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
 t.setTimeout(180_000);
 

@@ -3,8 +3,9 @@
 // next requests succeed, and nothing unhandled reaches the main loop.
 import t from 'tap';
 import { startTestBridge, until } from '../helpers/bridge.ts';
+import { fixture } from '../helpers/paths.ts';
 
-const EXTRA = new URL('../fixtures/extra-commands.ts', import.meta.url);
+const EXTRA = fixture('extra-commands.ts');
 const unhandled: unknown[] = [];
 process.on('unhandledRejection', (reason) => unhandled.push(reason));
 

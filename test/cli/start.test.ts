@@ -4,11 +4,13 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { tempDir } from '../helpers/bridge.ts';
+import { fileURLToPath } from 'node:url';
+import { fixture, nodeArgs, REPO_ROOT } from '../helpers/paths.ts';
 
-const TINY = 'test/fixtures/tiny-game.ts';
+const TINY = fileURLToPath(fixture('tiny-game.ts'));
 
 function run(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, nodeArgs('src/main.ts', ...args), { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

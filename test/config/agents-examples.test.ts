@@ -1,8 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
 import { parseAgents } from '../../src/config/agents.ts';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { REPO_ROOT } from '../helpers/paths.ts';
 
-const dir = new URL('../../examples/agents/', import.meta.url);
+const dir = pathToFileURL(join(REPO_ROOT, 'examples/agents/'));
 
 t.test('every example agents.json is valid and its scenario matches its name', async (t) => {
   const files = readdirSync(dir).filter((f) => f.endsWith('.json'));

@@ -4,6 +4,7 @@ import t from 'tap';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GameFunctionName } from '../../src/shared/game-module.ts';
+import { REPO_ROOT } from '../helpers/paths.ts';
 
 const FUNCTIONS: Array<GameFunctionName | 'version'> = [
   'version',
@@ -62,7 +63,7 @@ t.test('the pure functions work in a fresh module without init (as in a pool wor
 });
 
 t.test('src/game imports nothing from the bridge layers, and nothing ambient', (t) => {
-  const dir = join(import.meta.dirname, '../../src/game');
+  const dir = join(REPO_ROOT, 'src/game');
   const problems: string[] = [];
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
     const source = readFileSync(join(dir, file), 'utf8');

@@ -1,10 +1,12 @@
 // runGcb in-process (the same code bin/gcb.js runs): every subcommand's help, readable output on a
 // terminal, finding the bridge, exit codes, and call args typed by the schema.
+import { join } from 'node:path';
 import t from 'tap';
 import { SANDBOX_GAME } from '../../src/bridge.ts';
 import { EXIT_BY_CODE } from '../../src/cli/exit-codes.ts';
 import { startTestBridge, tempDir, until, writeConfig } from '../helpers/bridge.ts';
 import { gcbIn, pinPort } from './helpers.ts';
+import { REPO_ROOT } from '../helpers/paths.ts';
 
 t.setTimeout(120_000);
 
@@ -128,7 +130,7 @@ t.test('call args are typed by the command schema', async (t) => {
 
 t.test('docs/cli.md shows the same exit-code table as gcb --help', async (t) => {
   const { readFileSync } = await import('node:fs');
-  const doc = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
+  const doc = readFileSync(join(REPO_ROOT, 'docs/cli.md'), 'utf8');
   for (const [code, exit] of Object.entries(EXIT_BY_CODE)) t.match(doc, new RegExp(`\\n\\| ${exit} \\| ${code}[ |]`), `${exit} ${code}`);
   for (const exit of [0, 1, 2, 3, 4]) t.match(doc, new RegExp(`\\n\\| ${exit} \\| `));
 });

@@ -4,9 +4,9 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from '../helpers/paths.ts';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const ROOT = REPO_ROOT;
 export const GCB = join(ROOT, 'bin/gcb.js');
 
 /** Writes `[Bridge] port = port` into the config dir's bridge.toml (the bridge reads the port only at start). */

@@ -7,9 +7,10 @@ import pino from 'pino';
 import type { Test } from 'tap';
 import { startBridge, type BridgeHandle, type BridgeOptions } from '../../src/bridge.ts';
 import { tempDir } from '../helpers/bridge.ts';
+import { fixture } from '../helpers/paths.ts';
 
-export const HARDENING_COMMANDS = new URL('../fixtures/hardening-commands.ts', import.meta.url);
-export const FRAGILE_GAME = new URL('../fixtures/hardening-fragile-game.ts', import.meta.url);
+export const HARDENING_COMMANDS = fixture('hardening-commands.ts');
+export const FRAGILE_GAME = fixture('hardening-fragile-game.ts');
 
 export interface Reply {
   status: number;

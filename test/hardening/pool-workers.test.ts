@@ -7,10 +7,11 @@ import { COUNTER } from '../fixtures/tiny-game.ts';
 import { EXIT_DIMENSION, EXIT_SAVE } from '../fixtures/hardening-fragile-game.ts';
 import { startTestBridge, until } from '../helpers/bridge.ts';
 import { FRAGILE_GAME } from './helpers.ts';
+import { fixture } from '../helpers/paths.ts';
 
 t.setTimeout(120_000);
 
-const EXTRA = new URL('../fixtures/extra-commands.ts', import.meta.url);
+const EXTRA = fixture('extra-commands.ts');
 const unhandled: unknown[] = [];
 process.on('unhandledRejection', (reason) => unhandled.push(reason));
 

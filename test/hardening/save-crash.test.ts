@@ -10,6 +10,7 @@ import t from 'tap';
 import { decodeSave } from '../../src/game/index.ts';
 import { tempDir, until } from '../helpers/bridge.ts';
 import { inParallel } from './helpers.ts';
+import { nodeArgs, REPO_ROOT } from '../helpers/paths.ts';
 
 t.setTimeout(180_000);
 
@@ -25,7 +26,7 @@ interface Child {
 }
 
 async function startChild(t: Tap.Test, dir: string): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--config-dir', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, nodeArgs('src/main.ts', '--config-dir', dir, '--port', '0'), { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
   t.teardown(() => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
   const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
   let out = '';

@@ -6,10 +6,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { startTestBridge, tempDir, until, writeConfig } from '../helpers/bridge.ts';
+import { fileURLToPath } from 'node:url';
+import { fixture, nodeArgs, REPO_ROOT } from '../helpers/paths.ts';
 
 t.setTimeout(120_000);
 
-const TINY = 'test/fixtures/tiny-game.ts';
+const TINY = fileURLToPath(fixture('tiny-game.ts'));
 
 /** The lines of `text` that contain `secret`: what a failure shows. */
 const linesWith = (text: string, secret: string) => text.split('\n').filter((line) => line.includes(secret));
@@ -89,7 +91,7 @@ t.test('in process: logs and error messages', async (t) => {
 });
 
 function run(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, nodeArgs('src/main.ts', ...args), { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

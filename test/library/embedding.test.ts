@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import t from 'tap';
 import { startBridge } from '../../src/index.ts';
 import { startTestBridge, tempDir } from '../helpers/bridge.ts';
+import { REPO_ROOT, treeModule } from '../helpers/paths.ts';
 
-const SHEEP = new URL('../../examples/node-game/game.ts', import.meta.url);
+const SHEEP = treeModule('examples/node-game/game.ts');
 
 t.test('startBridge() with a custom game module, and close()', async (t) => {
   const dir = tempDir();
@@ -38,7 +39,8 @@ t.test('a game with its own loop calls drainFrame(): commands run between its up
 
 t.test('the example embeds the bridge in a Node-hosted game and answers the README curl', async (t) => {
   const dir = tempDir();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/node-game/main.ts', '--config-dir', dir, '--port', '0'], {
+  // As its header says to run it: from sources under tsx.
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'examples/node-game/main.ts'), '--config-dir', dir, '--port', '0'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   t.teardown(() => {

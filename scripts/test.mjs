@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+// `npm test [-- FILE ...]`: the whole tree compiled once (tsconfig.test.json → .build/), then tap on
+// the compiled tests. Plain JavaScript so that it needs no loader itself.
+//
+// Why compiled: under tsx every thread of every bridge a test starts registers the loader and
+// compiles its imports; a bridge cost 4.7 s of CPU that way against 1.8 s compiled, and the suite
+// is CPU-bound on a 2-core machine.
+//
+// Two lanes run side by side: the files that mostly wait for a real clock (the spec's 5 s, 30 s,
+// 60 s rules, slow clients, crashed processes) all at once in their own lane, so none of them holds
+// one of the two CPU-bound runner slots while it only waits. `npx tap test/x.test.ts` still runs one
+// file from sources (.taprc), which is the quickest way to iterate on it.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BUILD = join(ROOT, '.build');
+const RC = join(ROOT, 'test/build.taprc');
+
+/** Files that spend most of their time waiting for a clock, not using a CPU. */
+const CLOCK_LANE = new Set([
+  'test/timing/deadline-and-backstop.test.ts',
+  'test/timing/admission-and-reload.test.ts',
+  'test/bridge/pool-faults.test.ts',
+  'test/hardening/slow-clients.test.ts',
+  'test/hardening/aborts.test.ts',
+  'test/hardening/pool-workers.test.ts',
+]);
+
+const args = process.argv.slice(2);
+const noBuild = args.includes('--no-build');
+const wanted = args.filter((a) => !a.startsWith('--'));
+
+if (!noBuild) {
+  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.test.json')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  });
+  // Type errors do not stop the run (tsc still emits); `npm run lint` is where they fail.
+  if (tsc.status !== 0) process.stderr.write(`${tsc.stdout}\ntest: tsc reported type errors (npm run lint fails on them); running the tests anyway\n`);
+  pruneOrphans(join(BUILD, 'test'));
+}
+
+ensureTapBuilt();
+
+const toBuilt = (file) => join(BUILD, file.replace(/\.ts$/, '.js'));
+const all = wanted.length > 0 ? wanted.map((f) => relative(ROOT, join(process.cwd(), f))) : listTests(join(ROOT, 'test'));
+const missing = all.filter((f) => !existsSync(toBuilt(f)));
+if (missing.length > 0) {
+  process.stderr.write(`test: no compiled file for ${missing.join(', ')} (is it under test/ and named *.test.ts?)\n`);
+  process.exit(2);
+}
+const clock = all.filter((f) => CLOCK_LANE.has(f));
+const cpu = all.filter((f) => !CLOCK_LANE.has(f));
+
+const lanes = [];
+if (cpu.length > 0) lanes.push(runTap(cpu, 2, 'inherit'));
+if (clock.length > 0) lanes.push(runTap(clock, clock.length, 'buffer'));
+const results = await Promise.all(lanes);
+for (const result of results) if (result.output) process.stdout.write(result.output);
+process.exit(results.every((r) => r.code === 0) ? 0 : 1);
+
+function runTap(files, jobs, mode) {
+  const tap = join(ROOT, 'node_modules/tap/dist/esm/run.mjs');
+  const child = spawn(process.execPath, [tap, `--jobs=${jobs}`, ...files.map(toBuilt)], {
+    cwd: ROOT,
+    env: { ...process.env, TAP_RCFILE: RC },
+    stdio: ['ignore', mode === 'inherit' ? 'inherit' : 'pipe', mode === 'inherit' ? 'inherit' : 'pipe'],
+  });
+  let output = '';
+  if (mode !== 'inherit') {
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+  }
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, output: output && `\n# clock lane (${files.length} files)\n${output}` })));
+}
+
+/**
+ * tap rebuilds itself when its configured plugins change, from inside whichever runner notices;
+ * two lanes noticing at once would write its generated files together. So the build happens here,
+ * once, when the plugin list differs from the one of the last build.
+ */
+function ensureTapBuilt() {
+  const stamp = join(ROOT, '.tap/plugins.stamp');
+  const wanted = `${readFileSync(join(ROOT, 'node_modules/tap/package.json'), 'utf8').match(/"version": "([^"]+)"/)?.[1]}\n${readFileSync(RC, 'utf8').match(/^plugin:\n(?:\s+(?:- .*|#.*)\n)+/m)?.[0]}`;
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return;
+  const built = spawnSync(process.execPath, [join(ROOT, 'node_modules/tap/dist/esm/run.mjs'), 'build'], {
+    cwd: ROOT,
+    env: { ...process.env, TAP_RCFILE: RC },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (built.status !== 0) process.exit(built.status ?? 1);
+  mkdirSync(join(ROOT, '.tap'), { recursive: true });
+  writeFileSync(stamp, wanted);
+}
+
+function listTests(dir) {
+  const found = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...listTests(path));
+    else if (entry.name.endsWith('.test.ts')) found.push(relative(ROOT, path));
+  }
+  return found.sort();
+}
+
+/** A compiled file whose source is gone (a test deleted or renamed) must not run. */
+function pruneOrphans(dir) {
+  if (!existsSync(dir)) return;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      pruneOrphans(path);
+      continue;
+    }
+    const source = join(ROOT, relative(BUILD, path)).replace(/\.js(\.map)?$/, '.ts');
+    if (/\.js(\.map)?$/.test(entry.name) && !existsSync(source) && !statSync(path).isDirectory()) rmSync(path);
+  }
+}
