@@ -78,8 +78,11 @@ export function listTiles(): AssetInfo[] {
   return TILES.map((t) => ({ id: t.id, category: t.category, water: t.water, walkable: t.walkable, flammable: t.flammable, buildable: t.buildable }));
 }
 
+/** paint_tile's top_id that clears the top layer (listed first among the top tiles). */
+export const NO_TOP = 'none';
+
 export function listTopTiles(): AssetInfo[] {
-  return TOPS.map((t) => ({ id: t.id, category: t.category, flammable: t.flammable }));
+  return [{ id: NO_TOP, category: 'none', flammable: false, clears: true }, ...TOPS.map((t) => ({ id: t.id, category: t.category, flammable: t.flammable }))];
 }
 
 export function listActors(): Array<AssetInfo & { race: string }> {
@@ -198,8 +201,8 @@ export function paintTile(x: number, y: number, tileId: string | null, topId: st
   if (tileId === null && topId === null) throw badArgs('paint_tile needs tile_id, top_id or both');
   const tile = tileId === null ? null : TILE_INDEX.get(tileId);
   if (tile === undefined) throw unknownAsset('tile_id', String(tileId), TILE_IDS);
-  const top = topId === null ? null : TOP_INDEX.get(topId);
-  if (top === undefined) throw unknownAsset('top_id', String(topId), TOP_IDS);
+  const top = topId === null ? null : topId === NO_TOP ? 0 : TOP_INDEX.get(topId);
+  if (top === undefined) throw unknownAsset('top_id', String(topId), [NO_TOP, ...TOP_IDS]);
   checkTile(world, x, y);
   return paint(world, x, y, tile, top, Math.max(0, Math.min(200, Math.floor(radius))));
 }

@@ -20,6 +20,14 @@ t.test('action commands', async (t) => {
     t.match(top, { radius: 0, tile_id: null, top_id: 'tree_oak', painted: 1, skipped: 0 }, 'radius defaults to 0: one tile');
     t.match(await ok(t, b, 'get_tile', { x: 20, y: 20 }), { tile_id: 'grass', top_id: 'tree_oak' });
     await ok(t, b, 'paint_tile', { x: 20, y: 20, tile_id: 'grass', top_id: 'flowers' });
+    // top_id "none" (listed by list_tiles) clears the top tile.
+    t.ok(
+      (await ok(t, b, 'list_tiles')).top_tiles.some((top: { id: string }) => top.id === 'none'),
+      'list_tiles lists "none"',
+    );
+    t.match(await ok(t, b, 'paint_tile', { x: 20, y: 20, top_id: 'none' }), { top_id: 'none', painted: 1 });
+    t.match(await ok(t, b, 'get_tile', { x: 20, y: 20 }), { tile_id: 'grass', top_id: null }, 'the top is gone');
+    await ok(t, b, 'paint_tile', { x: 20, y: 20, top_id: 'flowers' });
 
     const corner = await ok(t, b, 'paint_tile', { x: 0, y: 0, tile_id: 'sand', radius: 2 });
     t.ok(corner.skipped > 0, 'tiles of the brush off the map are skipped');

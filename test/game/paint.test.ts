@@ -75,3 +75,20 @@ t.test('errors', (t) => {
   t.throws(() => game.paintTile(1000, 1, 'grass', null, 0), { code: 'OUT_OF_BOUNDS' });
   t.end();
 });
+
+t.test('top "none" clears the top layer, on land and on water', (t) => {
+  const p = openLand(snap(), 2);
+  game.paintTile(p.x, p.y, null, 'tree_oak', 1);
+  t.equal(game.getTile(p.x, p.y).top_id, 'tree_oak');
+  const cleared = game.paintTile(p.x, p.y, null, 'none', 1);
+  t.equal(cleared.skipped, 0, 'nothing skipped');
+  t.ok(cleared.painted > 1, 'the whole disc');
+  for (const [dx, dy] of [
+    [0, 0],
+    [1, 0],
+    [0, 1],
+  ] as const)
+    t.equal(game.getTile(p.x + dx, p.y + dy).top_id, null);
+  t.equal(game.listTopTiles()[0]!.id, 'none', 'listed with the top tiles');
+  t.end();
+});
