@@ -125,8 +125,8 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
       commandModules,
       init: {
         seed: config.Game.seed,
-        zonesX: 4,
-        zonesY: 4,
+        zonesX: LIMITS.firstWorldZones,
+        zonesY: LIMITS.firstWorldZones,
         suppressStartupWindow: config.Game.suppress_startup_window,
         custom: options.gameOptions,
       },
