@@ -172,6 +172,9 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
     engine_version: info.engineVersion,
     game_assembly_sha256: info.gameAssemblySha256,
     commands: registry.descriptors,
+    // Additive to the spec's object: what the game module cannot run, and why (spec rule 3), so a
+    // client (gcb mcp) can say "disabled" instead of "unknown".
+    disabled_commands: registry.disabled,
   });
 
   const pool = new CommandPool({
