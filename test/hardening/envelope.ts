@@ -1,4 +1,4 @@
-// What a valid answer of POST /cmd looks like, written from spec.md (Errors, the envelopes) and
+// What a valid answer of POST /cmd looks like, written from docs/spec.md (Errors, the envelopes) and
 // decisions §5, not from the bridge's own tables, so the check is independent of the code it checks.
 import { isDeepStrictEqual } from 'node:util';
 import type { Reply } from './helpers.ts';
