@@ -137,8 +137,8 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
       commandModules,
       init: {
         seed: config.Game.seed,
-        zonesX: 4,
-        zonesY: 4,
+        zonesX: LIMITS.firstWorldZones,
+        zonesY: LIMITS.firstWorldZones,
         suppressStartupWindow: config.Game.suppress_startup_window,
         custom: options.gameOptions,
       },
@@ -184,6 +184,9 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     engine_version: info.engineVersion,
     game_assembly_sha256: info.gameAssemblySha256,
     commands: registry.descriptors,
+    // Additive to the spec's object: what the game module cannot run, and why (spec rule 3), so a
+    // client (gcb mcp) can say "disabled" instead of "unknown".
+    disabled_commands: registry.disabled,
   });
 
   const pool = new CommandPool({

@@ -44,9 +44,14 @@ export const LIMITS = Object.freeze({
   fpsDefault: 60,
   fpsMin: 1,
   fpsMax: 240,
+  /** decisions §1: the first world is this many 64-tile zones a side (256×256). */
+  firstWorldZones: 4,
   /** decisions §1: default port and token shape. */
   portDefault: 8723,
   tokenLength: 48,
+  /** spec: did_you_mean holds up to 5 suggestions; decisions §11: only for values of at most 64 characters. */
+  didYouMeanCount: 5,
+  didYouMeanMaxLength: 64,
   /** decisions §4: per-agent inbox and message size. */
   inboxSize: 200,
   messageMaxBytes: 4096,

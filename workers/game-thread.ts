@@ -17,7 +17,10 @@ let stop!: () => void;
 const stopped = new Promise<void>((resolve) => (stop = resolve));
 
 async function main(): Promise<void> {
-  const game = (await importModule(data.gameUrl)) as unknown as GameModule;
+  const exports = await importModule(data.gameUrl);
+  const missing = missingExports(exports);
+  if (missing.length > 0) return post({ type: 'fatal', message: missingExportsMessage(exports, missing) });
+  const game = exports as unknown as GameModule;
   const commands = await loadCommands(data.commandModules);
   // decisions §7: events arrive with the event layer (src/events); until then they go nowhere.
   const host: GameHost = { drainFrame: () => drainer.drainFrame(), stopped, emit: () => {} };
@@ -49,6 +52,25 @@ async function main(): Promise<void> {
   await stopped;
   drainer.jobs.cancelAll();
   post({ type: 'stopped' });
+}
+
+/**
+ * The functions every game module exports (docs/game-module.md), checked before init so a missing
+ * one is named instead of surfacing as "game.currentTick is not a function". `update` is not
+ * needed by a game that runs its own loop: the bridge never calls it then.
+ */
+function missingExports(exports: Record<string, unknown>): string[] {
+  const required = typeof exports.run === 'function' ? ['init', 'currentTick'] : ['init', 'update', 'currentTick'];
+  return required.filter((name) => typeof exports[name] !== 'function');
+}
+
+function missingExportsMessage(exports: Record<string, unknown>, missing: readonly string[]): string {
+  const file = new URL(data.gameUrl).pathname.split('/').pop();
+  const list = missing.map((name) => `${name}()`).join(', ');
+  let message = `the game module ${file} does not export ${list}: a game exports init(options, host), update(dtMs) (unless it exports run(host)) and currentTick(), as named exports (docs/game-module.md)`;
+  // A common slip: `export default { init, update, ... }` instead of named exports.
+  if (typeof exports.default === 'object' && exports.default !== null) message += '; it has a default export, but the bridge reads named exports only';
+  return message;
 }
 
 /**

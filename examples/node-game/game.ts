@@ -1,16 +1,38 @@
-// A small Node-hosted game that drives its own frames: a field of wandering sheep. It shows the
-// two halves of embedding: the world functions commands bind to, and `run(host)`, the game's own
-// loop, which calls host.drainFrame() once per frame so queued bridge actions run between updates.
-import type { GameHost, GameInitOptions, UiState, WorldState } from '../../src/shared/game-module.ts';
+// A small Node-hosted game that drives its own frames: a 64×64 field of wandering sheep around a
+// pond. It shows the halves of embedding (docs/game-module.md):
+// - the world functions commands bind to: worldSize + getTile turn on get_tile, listActors + spawn
+//   + worldSize turn on spawn, and so on; what it does not export (tiles to paint, powers, saves)
+//   stays disabled, and /capabilities says why under disabled_commands;
+// - what a game may leave out: no kingdoms, cities, heights, top tiles or races, so those fields are
+//   simply absent from its answers;
+// - `run(host)`, the game's own loop, which calls host.drainFrame() once per frame so queued
+//   bridge actions run between its updates.
+// Game code imports from the light entry `game-control-bridge/game`: no server code is loaded.
+import { gameRejected } from 'game-control-bridge/game';
+import type { ActorQuery, ActorRow, AssetInfo, GameHost, GameInitOptions, SpawnOutcome, TileReport, UiState, WorldState } from 'game-control-bridge/game';
 
 export const version = 'sheep-field-1.0.0';
 
-const WIDTH = 64;
-const HEIGHT = 64;
+export const WIDTH = 64;
+export const HEIGHT = 64;
+/** The pond: water tiles within `radius` of the centre. Sheep never stand in it. */
+export const POND = { x: 40, y: 24, radius: 6 } as const;
+const START_SHEEP = 20;
+
+interface Sheep {
+  name: string;
+  x: number;
+  y: number;
+  /** Ticks lived; a lamb becomes a ewe at ADULT_AGE. */
+  age: number;
+}
+const ADULT_AGE = 600;
+
 let tick = 0;
 let paused = false;
-let sheep: Array<{ x: number; y: number }> = [];
 let seed = 1;
+let born = 0;
+let sheep: Sheep[] = [];
 
 function random(): number {
   // xorshift32: deterministic from the seed
@@ -20,17 +42,46 @@ function random(): number {
   return (seed >>> 0) / 4294967296;
 }
 
+function isWater(x: number, y: number): boolean {
+  return (x - POND.x) ** 2 + (y - POND.y) ** 2 <= POND.radius ** 2;
+}
+
+function onMap(x: number, y: number): boolean {
+  return x >= 0 && y >= 0 && x < WIDTH && y < HEIGHT;
+}
+
+function addSheep(x: number, y: number, adult: boolean): Sheep {
+  born++;
+  const one = { name: `Sheep ${born}`, x, y, age: adult ? ADULT_AGE : 0 };
+  sheep.push(one);
+  return one;
+}
+
+// --- Frames (required) --------------------------------------------------------------------------
+
 export function init(options: GameInitOptions): void {
   seed = options.seed || 1;
-  sheep = Array.from({ length: 20 }, () => ({ x: Math.floor(random() * WIDTH), y: Math.floor(random() * HEIGHT) }));
+  tick = 0;
+  born = 0;
+  sheep = [];
+  while (sheep.length < START_SHEEP) {
+    const x = Math.floor(random() * WIDTH);
+    const y = Math.floor(random() * HEIGHT);
+    if (!isWater(x, y)) addSheep(x, y, true);
+  }
 }
 
 export function update(): void {
   if (paused) return;
   tick++;
   for (const s of sheep) {
-    s.x = Math.min(WIDTH - 1, Math.max(0, s.x + Math.round(random() * 2 - 1)));
-    s.y = Math.min(HEIGHT - 1, Math.max(0, s.y + Math.round(random() * 2 - 1)));
+    s.age++;
+    const x = Math.min(WIDTH - 1, Math.max(0, s.x + Math.round(random() * 2 - 1)));
+    const y = Math.min(HEIGHT - 1, Math.max(0, s.y + Math.round(random() * 2 - 1)));
+    if (!isWater(x, y)) {
+      s.x = x;
+      s.y = y;
+    }
   }
 }
 
@@ -48,6 +99,62 @@ export async function run(host: GameHost): Promise<void> {
   clearInterval(timer);
 }
 
+// --- Reads: get_world_state, get_tile, query_actors ---------------------------------------------
+
+export function worldSize(): { width: number; height: number } {
+  return { width: WIDTH, height: HEIGHT };
+}
+
+/** No kingdoms or cities here: their counts are left out. */
+export function getWorldState(): WorldState {
+  return { width: WIDTH, height: HEIGHT, seed, tick, paused, population_alive: sheep.length, population_lifetime: born };
+}
+
+/** Coordinates arrive checked against worldSize(): OUT_OF_BOUNDS is the bridge's job. No top layer, no heights, no kingdoms. */
+export function getTile(x: number, y: number): TileReport {
+  const actors = sheep.filter((s) => s.x === x && s.y === y).map((s) => ({ name: s.name, asset_id: 'sheep' }));
+  return { x, y, tile_id: isWater(x, y) ? 'water' : 'grass', actors, actor_count: actors.length };
+}
+
+/** Sheep do not die and have no race or kingdom: such filters match nothing. */
+export function queryActors(query: ActorQuery): { items: ActorRow[]; matched: number } {
+  if (!query.alive || query.race !== undefined || query.kingdom_id !== undefined) return { items: [], matched: 0 };
+  const rect = query.in_rect;
+  const matches = rect ? sheep.filter((s) => s.x >= rect.x && s.y >= rect.y && s.x < rect.x + rect.w && s.y < rect.y + rect.h) : sheep;
+  const items = matches.slice(query.offset, query.offset + query.limit).map((s) => ({ name: s.name, asset_id: 'sheep', x: s.x, y: s.y }));
+  return { items, matched: matches.length };
+}
+
+// --- Actions: spawn -----------------------------------------------------------------------------
+
+/** The actor catalogue: the ids spawn accepts (UNKNOWN_ASSET with did_you_mean for anything else). */
+export function listActors(): AssetInfo[] {
+  return [{ id: 'sheep', habitat: 'land', adult_after_ticks: ADULT_AGE }];
+}
+
+/**
+ * The id is known and (x, y) is on the map by the time this runs. The first sheep goes on (x, y);
+ * water there is a logical refusal (422 GAME_REJECTED), not a crash. The others go on the free
+ * land around it, ring by ring; those that find none count as failed.
+ */
+export function spawn(entityId: string, x: number, y: number, count: number, adult: boolean): SpawnOutcome {
+  if (isWater(x, y)) throw gameRejected(`a ${entityId} cannot stand on water at (${x}, ${y})`);
+  const names: string[] = [addSheep(x, y, adult).name];
+  for (let ring = 1; names.length < count && ring <= 3; ring++) {
+    for (let dy = -ring; dy <= ring && names.length < count; dy++) {
+      for (let dx = -ring; dx <= ring && names.length < count; dx++) {
+        if (Math.max(Math.abs(dx), Math.abs(dy)) !== ring) continue;
+        const px = x + dx;
+        const py = y + dy;
+        if (onMap(px, py) && !isWater(px, py)) names.push(addSheep(px, py, adult).name);
+      }
+    }
+  }
+  return { spawned: names.length, failed: count - names.length, names };
+}
+
+// --- Interface state: pause, resume, get_ui_state, dismiss_window -------------------------------
+
 export function setPaused(next: boolean): boolean {
   const previous = paused;
   paused = next;
@@ -60,20 +167,4 @@ export function getUiState(): UiState {
 
 export function dismissWindow(): { dismissed: boolean; window: string | null } {
   return { dismissed: false, window: null };
-}
-
-export function getWorldState(): WorldState {
-  return {
-    width: WIDTH,
-    height: HEIGHT,
-    seed,
-    tick,
-    paused,
-    population_alive: sheep.length,
-    population_lifetime: sheep.length,
-    kingdoms_alive: 0,
-    kingdoms_ever_created: 0,
-    cities_alive: 0,
-    cities_ever_created: 0,
-  };
 }

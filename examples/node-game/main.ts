@@ -1,10 +1,12 @@
-// Embedding the bridge in a Node-hosted game:
+// Embedding the bridge in a Node-hosted game (README: Embedding):
 //   node --import tsx examples/node-game/main.ts [--config-dir DIR] [--port N]
-// then, with the token from DIR/bridge.toml (or `gcb token`):
+// then, with the token from DIR/bridge.toml (or `gcb token --config-dir DIR`):
 //   curl -s -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
-//        -d '{"name":"get_world_state"}' http://127.0.0.1:PORT/cmd
+//        -d '{"name":"spawn","args":{"entity_id":"sheep","x":10,"y":12}}' http://127.0.0.1:PORT/cmd
+// The package imports itself by name: from sources under tsx (tsconfig.json `paths`), from dist/
+// once built and installed (package.json `exports`).
 import { parseArgs } from 'node:util';
-import { startBridge } from '../../src/index.ts';
+import { startBridge } from 'game-control-bridge';
 
 const { values } = parseArgs({ options: { 'config-dir': { type: 'string' }, port: { type: 'string' } } });
 

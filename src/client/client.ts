@@ -1,6 +1,6 @@
 // The typed client of the bridge: GET /health, GET /capabilities and POST /cmd over global fetch.
 // It loads no bridge runtime: command types come in as types only, errors are its own classes.
-import type { CommandDescriptor } from '../commands/registry.ts';
+import type { CommandDescriptor, DisabledCommand } from '../commands/registry.ts';
 import type { HealthObject } from '../commands/meta/health.ts';
 import { isErrorCode } from '../errors/codes.ts';
 import type { ArgsOptional, CommandArgs, CommandName, CommandResult } from './commands.ts';
@@ -8,7 +8,7 @@ import { DEFAULT_CONFIG_DIR, readBridgeConfig } from './config.ts';
 import { BridgeCallError, BridgeConnectionError, ClientConfigError, type ErrorBody } from './errors.ts';
 import { DEFAULT_RETRY, retryDelay, retryPolicy, type RetryPolicy } from './retry.ts';
 
-export type { CommandDescriptor, HealthObject };
+export type { CommandDescriptor, DisabledCommand, HealthObject };
 
 /** spec: the capabilities object. */
 export interface Capabilities {
@@ -17,6 +17,8 @@ export interface Capabilities {
   engine_version: string;
   game_assembly_sha256: string;
   commands: CommandDescriptor[];
+  /** Additive (v0.4): the commands the game module cannot run, and why; absent from older bridges. */
+  disabled_commands?: DisabledCommand[];
 }
 
 /** A success envelope of POST /cmd. */

@@ -1,6 +1,8 @@
 import type { ValidateFunction } from 'ajv';
 import type { Logger } from 'pino';
 import { createAjv } from '../config/ajv.ts';
+import { nearest, type Failure } from '../errors/bridge-error.ts';
+import { LIMITS } from '../limits.ts';
 import { describeSchema, type CommandDef } from './define.ts';
 
 export interface CommandDescriptor {
@@ -9,6 +11,14 @@ export interface CommandDescriptor {
   description: string;
   requires_main_thread: boolean;
   schema: Record<string, unknown>;
+}
+
+/** A command the loaded game cannot run (spec rule 3), as /capabilities lists it under `disabled_commands`. */
+export interface DisabledCommand {
+  name: string;
+  /** The game functions it binds to that the module does not export. */
+  missing: string[];
+  reason: string;
 }
 
 export interface RegisteredCommand {
@@ -23,8 +33,11 @@ export interface RegisteredCommand {
  */
 export class CommandRegistry {
   readonly #enabled = new Map<string, RegisteredCommand>();
+  /** Enabled names in catalogue order: the did_you_mean candidates. */
+  readonly #names: string[] = [];
   readonly #disabled = new Map<string, string>();
   readonly descriptors: CommandDescriptor[] = [];
+  readonly disabled: DisabledCommand[] = [];
 
   constructor(commands: readonly CommandDef[], gameFunctions: ReadonlySet<string>, log: Logger) {
     // Commands validate without filling defaults: handlers apply their own, so error.args stays as received.
@@ -34,10 +47,12 @@ export class CommandRegistry {
       if (missing.length > 0) {
         const reason = `command '${def.name}' is disabled: the game module does not export ${missing.join(', ')}`;
         this.#disabled.set(def.name, reason);
+        this.disabled.push({ name: def.name, missing, reason });
         log.warn({ command: def.name, missing }, reason);
         continue;
       }
       this.#enabled.set(def.name, { def, validate: ajv.compile(def.args) });
+      this.#names.push(def.name);
       this.descriptors.push({
         name: def.name,
         category: def.category,
@@ -55,6 +70,19 @@ export class CommandRegistry {
   /** Why a known command is disabled, or undefined. */
   disabledReason(name: string): string | undefined {
     return this.#disabled.get(name);
+  }
+
+  /**
+   * The 404 for a name that is not an enabled command: a disabled one says why; any other gets
+   * did_you_mean among the enabled names (as UNKNOWN_ASSET does; decisions §11: only for names of
+   * at most 64 characters, so a huge name costs no Levenshtein).
+   */
+  unknownCommand(name: string): Failure {
+    const reason = this.#disabled.get(name);
+    if (reason !== undefined) return { ok: false, code: 'UNKNOWN_COMMAND', message: reason };
+    const failure: Failure = { ok: false, code: 'UNKNOWN_COMMAND', message: `unknown command '${name}': GET /capabilities lists the commands` };
+    if (name.length <= LIMITS.didYouMeanMaxLength) failure.did_you_mean = nearest(name, this.#names, LIMITS.didYouMeanCount);
+    return failure;
   }
 
   get size(): number {

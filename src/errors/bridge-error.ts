@@ -80,13 +80,23 @@ export function toFailure(err: unknown): Failure {
   const code = (err as { code?: unknown } | null)?.code;
   if (err instanceof Error && isErrorCode(code) && RAISABLE.has(code)) {
     const failure: Failure = { ok: false, code, message: err.message };
-    if (code === 'GAME_REJECTED') failure.exception = describeException(err);
+    // Another copy of this module (a game importing game-control-bridge/game from sources while
+    // the bridge runs from dist/) builds errors our instanceof does not know: keep their exception.
+    if (code === 'GAME_REJECTED') {
+      const own = (err as { exception?: unknown }).exception;
+      failure.exception = isExceptionInfo(own) ? own : describeException(err);
+    }
     const suggestions = (err as { didYouMean?: unknown }).didYouMean;
     if (Array.isArray(suggestions)) failure.did_you_mean = suggestions.map(String);
     return failure;
   }
   const exception = describeException(err);
   return { ok: false, code: 'GAME_CRASH', message: `${exception.type}: ${exception.message}`, exception };
+}
+
+function isExceptionInfo(value: unknown): value is ExceptionInfo {
+  const info = value as Partial<ExceptionInfo> | null | undefined;
+  return typeof info?.type === 'string' && typeof info.message === 'string' && typeof info.stack_top === 'string';
 }
 
 const RAISABLE = new Set<ErrorCode>(['BAD_ARGS', 'UNKNOWN_ASSET', 'OUT_OF_BOUNDS', 'GAME_REJECTED', 'BUSY', 'TURN_NOT_YOURS', 'PERMISSION_DENIED']);

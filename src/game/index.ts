@@ -2,9 +2,9 @@
 // commands to. Importing this file is cheap and has no side effects (pool workers import it for the
 // pure functions only); the live world exists from init() on and only on the game thread.
 import { badArgs, gameRejected, outOfBounds, unknownAsset } from '../errors/bridge-error.ts';
+import { LIMITS } from '../limits.ts';
 import type {
   ActorQuery,
-  ActorRow,
   AssetInfo,
   CityInfo,
   GameInitOptions,
@@ -14,7 +14,6 @@ import type {
   RgbaImage,
   SpawnOutcome,
   SpeedInfo,
-  TileReport,
   UiState,
   WorldParams,
   WorldSnapshot,
@@ -24,7 +23,7 @@ import { ACTOR_IDS, ACTOR_INDEX, ACTORS, POWER_IDS, POWERS, SPEED_IDS, SPEEDS, T
 import { buildWorld, checkParams, GenerateError, generateSnapshot } from './generate.ts';
 import { paint } from './paint.ts';
 import { applyPower, powerAsset } from './powers.ts';
-import { cityViews, civKingdomOrder, kingdomViews, queryActorViews, tileView, worldStateView } from './reads.ts';
+import { cityViews, civKingdomOrder, kingdomViews, queryActorViews, tileView, worldStateView, type ActorRowView, type TileView } from './reads.ts';
 import { render } from './render.ts';
 import { decodeSave as decodeBytes, encodeSave as encodeBytes, SaveFormatError } from './save-format.ts';
 import { fromSnapshot, hashSnapshot, SnapshotError, toSnapshot, validateSnapshot } from './snapshot.ts';
@@ -56,7 +55,9 @@ function checkTile(w: World, x: number, y: number): void {
 // --- Frames ---------------------------------------------------------------------------------
 
 export function init(options: GameInitOptions): void {
-  const world = buildWorld({ zonesX: options.zonesX, zonesY: options.zonesY, seed: options.seed });
+  const zonesX = options.zonesX ?? LIMITS.firstWorldZones;
+  const zonesY = options.zonesY ?? LIMITS.firstWorldZones;
+  const world = buildWorld({ zonesX, zonesY, seed: options.seed });
   live = { world, ui: createUi(!options.suppressStartupWindow) };
 }
 
@@ -154,12 +155,13 @@ export function worldSize(): { width: number; height: number } {
   return { width: world.width, height: world.height };
 }
 
-export function getWorldState(): WorldState {
+// The sandbox fills every optional field of the interface: its return types say so.
+export function getWorldState(): Required<WorldState> {
   const { world, ui } = current();
   return worldStateView(world, effectivePaused(ui));
 }
 
-export function getTile(x: number, y: number): TileReport {
+export function getTile(x: number, y: number): TileView {
   const { world } = current();
   checkTile(world, x, y);
   return tileView(world, x, y);
@@ -173,7 +175,7 @@ export function listCities(kingdomId?: number): CityInfo[] {
   return cityViews(current().world, kingdomId);
 }
 
-export function queryActors(query: ActorQuery): { items: ActorRow[]; matched: number } {
+export function queryActors(query: ActorQuery): { items: ActorRowView[]; matched: number } {
   return queryActorViews(current().world, query);
 }
 

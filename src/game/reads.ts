@@ -5,7 +5,8 @@ import { deadNameAt, nameOf } from './actors.ts';
 import { DEAD_CAP, kingdomOf, type World } from './world.ts';
 import type { ActorQuery, ActorRow, TileReport } from '../shared/game-module.ts';
 
-export type TileView = TileReport;
+/** The sandbox fills every field the interface leaves optional (it has tops, heights and kingdoms). */
+export type TileView = Required<Omit<TileReport, 'actors'>> & { actors: Array<Required<TileReport['actors'][number]>> };
 
 export function tileView(w: World, x: number, y: number): TileView {
   const i = y * w.width + x;
@@ -81,7 +82,7 @@ export function cityViews(w: World, kingdomId?: number) {
 
 export type ActorFilter = ActorQuery;
 
-export type ActorRowView = ActorRow;
+export type ActorRowView = Required<ActorRow>;
 
 /**
  * Live actors oldest first (by uid, so pages stay put while the world runs: newborns join the end),

@@ -5,7 +5,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallTool
 import type { BridgeClient, Capabilities } from '../client/client.ts';
 import { BridgeCallError, BridgeConnectionError } from '../client/errors.ts';
 import { MOD_VERSION } from '../version.ts';
-import { CAPABILITIES_TOOL, errorResult, successResult, toolsFor, unreachableResult } from './tools.ts';
+import { CAPABILITIES_TOOL, disabledResult, errorResult, successResult, toolsFor, unreachableResult } from './tools.ts';
 
 export interface McpServerOptions {
   /** The bridge client of this session: its token is the session's. */
@@ -29,12 +29,17 @@ export function createMcpServer({ client, capabilities, prefix }: McpServerOptio
   );
   const tools = toolsFor(capabilities, prefix);
   const commands = new Set(capabilities.commands.map((c) => c.name));
+  // spec rule 3: a command the game module cannot run has no tool; a call to it is answered with
+  // the bridge's reason (capabilities.disabled_commands), not as an unknown tool.
+  const disabled = new Map((capabilities.disabled_commands ?? []).map((d) => [d.name, d.reason]));
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
     const command = name.startsWith(prefix) ? name.slice(prefix.length) : undefined;
+    const disabledReason = command === undefined ? undefined : disabled.get(command);
+    if (disabledReason !== undefined) return disabledResult(disabledReason);
     if (command === undefined || (command !== CAPABILITIES_TOOL && !commands.has(command))) {
       // MCP: an unknown tool is a protocol error (-32602). A plain Error with a code keeps the message
       // as written (McpError would prefix it, and the client prefixes it again).

@@ -69,6 +69,19 @@ export function errorResult(error: BridgeCallError): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }], structuredContent: structured };
 }
 
+/**
+ * A call to a command the game module cannot run: the bridge's own answer to it (UNKNOWN_COMMAND
+ * with the reason, from /capabilities disabled_commands), so a model learns it is disabled and why
+ * rather than that the tool does not exist.
+ */
+export function disabledResult(reason: string): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `UNKNOWN_COMMAND: ${reason}` }],
+    structuredContent: { code: 'UNKNOWN_COMMAND', message: reason, disabled: true },
+  };
+}
+
 /** No envelope came back (the bridge is down): an error result that says so. */
 export function unreachableResult(message: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: message }] };

@@ -8,17 +8,23 @@
 // - "pool" functions are pure: they get plain data, return plain data, and never touch the live
 //   world. They run on a pool thread so heavy work (generation, parsing, encoding) never costs a frame.
 // A game refuses an action by throwing an error whose `code` is 'GAME_REJECTED' (see
-// `gameRejected()` in src/errors); any other thrown error becomes GAME_CRASH.
+// `gameRejected()`, exported by `game-control-bridge/game`); any other thrown error becomes GAME_CRASH.
 //
 // Every function but `version`, `init`, `update` and `currentTick` is optional: a command whose
 // functions are missing is disabled at startup (spec rule 3), and every other command keeps working.
+// Fields marked optional below are what only the sandbox has (kingdoms, cities, zones, heights,
+// races): a game without them leaves them out, and the command results allow their absence
+// (docs/game-module.md lists what a game fills in and what it may leave out).
 
 export interface GameInitOptions {
   /** Seed of the first world (`[Game] seed`). */
   seed: number;
-  /** Size of the first world in 64×64 zones. */
-  zonesX: number;
-  zonesY: number;
+  /**
+   * Size of the first world in 64×64 zones, for a zone-based game (the sandbox); the bridge passes
+   * 4×4 (decisions §1). A game with its own notion of size ignores them.
+   */
+  zonesX?: number;
+  zonesY?: number;
   /** `[Game] suppress_startup_window`: false shows the welcome window, which freezes the simulation. */
   suppressStartupWindow: boolean;
   /** `startBridge({ gameOptions })`, passed through untouched (structured-cloned; SharedArrayBuffers are shared). */
@@ -70,19 +76,23 @@ export interface WorldState {
   paused: boolean;
   population_alive: number;
   population_lifetime: number;
-  kingdoms_alive: number;
-  kingdoms_ever_created: number;
-  cities_alive: number;
-  cities_ever_created: number;
+  /** A game with kingdoms and cities (the sandbox) counts them; others leave these out. */
+  kingdoms_alive?: number;
+  kingdoms_ever_created?: number;
+  cities_alive?: number;
+  cities_ever_created?: number;
 }
 
 export interface TileReport {
   x: number;
   y: number;
   tile_id: string;
-  top_id: string | null;
-  height: number;
-  actors: Array<{ name: string; asset_id: string; kingdom_id: number | null }>;
+  /** The top layer (grass, a road...) or null; a game without a top layer may leave it out. */
+  top_id?: string | null;
+  /** Terrain height, for a game that has one. */
+  height?: number;
+  /** `kingdom_id`: for a game with kingdoms (null: wild); left out otherwise. */
+  actors: Array<{ name: string; asset_id: string; kingdom_id?: number | null }>;
   actor_count: number;
 }
 
@@ -119,7 +129,8 @@ export interface ActorQuery {
 export interface ActorRow {
   name: string;
   asset_id: string;
-  kingdom_id: number | null;
+  /** For a game with kingdoms (null: wild); left out otherwise. */
+  kingdom_id?: number | null;
   x: number;
   y: number;
 }
@@ -179,7 +190,8 @@ export interface GameModule {
   // Asset catalogue (game thread). Ids are the inputs of spawn, paint_tile, invoke_power, set_speed.
   listTiles?(): AssetInfo[];
   listTopTiles?(): AssetInfo[];
-  listActors?(): Array<AssetInfo & { race: string }>;
+  /** `race` (the query_actors filter) for a game whose creatures have one. */
+  listActors?(): Array<AssetInfo & { race?: string }>;
   listPowers?(): Array<AssetInfo & { supports_radius?: boolean; is_toggle?: boolean }>;
   listSpeeds?(): SpeedInfo[];
   currentSpeed?(): string;
@@ -222,7 +234,7 @@ export interface GameModule {
   encodeSave?(snapshot: WorldSnapshot, compress: boolean): Uint8Array;
   /** Pool: parse a save file; throws an Error with code 'BAD_ARGS' when the bytes are not a save. */
   decodeSave?(bytes: Uint8Array): WorldSnapshot;
-  /** Pool: draw a snapshot (tiles by type, actors and kingdom borders on top), scaled to fit maxDimension (0 = full size). */
+  /** Pool: draw a snapshot (the sandbox: tiles by type, actors and kingdom borders on top), scaled to fit maxDimension (0 = full size). */
   renderSnapshot?(snapshot: WorldSnapshot, maxDimension: number): RgbaImage;
 }
 

@@ -26,7 +26,7 @@ export default defineCommand({
   name: 'invoke_power',
   category: 'action',
   description:
-    'Use a god power at (x, y). With pulses > 1 it pulses once a frame, moving from (x, y) to (x2, y2) when given, ' +
+    'Use a power at (x, y). With pulses > 1 it pulses once a frame, moving from (x, y) to (x2, y2) when given, ' +
     'for at most 25 s; a run that stops early (turn ended, world changed, deadline, error) still answers with what it did.',
   args: InvokePowerArgs,
   result: Type.Union([

@@ -18,8 +18,8 @@ export default defineCommand({
   name: 'paint_tile',
   category: 'action',
   description:
-    'Paint a tile type and/or a top tile over a disc around (x, y). Tiles of the disc off the map, or where the top ' +
-    'cannot stand (water), are counted as skipped.',
+    'Paint a tile type and/or a top tile over a disc around (x, y). Tiles of the disc off the map, or where the game ' +
+    'says the top cannot stand, are counted as skipped.',
   args: PaintTileArgs,
   result: Type.Object({
     center: Type.Object({ x: Type.Integer(), y: Type.Integer() }),

@@ -17,8 +17,8 @@ export default defineCommand({
   name: 'spawn',
   category: 'action',
   description:
-    'Spawn one or more actors at (x, y). A creature that cannot live on the centre tile (a land creature on water) ' +
-    'is refused with GAME_REJECTED; tiles around it that do not fit count as failed.',
+    'Spawn one or more actors at (x, y), the first on it and the rest around it. When the game refuses the centre ' +
+    'tile for that actor the answer is GAME_REJECTED with its reason; tiles around it that do not fit count as failed.',
   args: SpawnArgs,
   result: Type.Object({
     entity_id: Type.String(),

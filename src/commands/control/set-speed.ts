@@ -5,7 +5,7 @@ import { defineCommand } from '../define.ts';
 export default defineCommand({
   name: 'set_speed',
   category: 'control',
-  description: 'Set the simulation speed (ids from list_speeds: slow_mo, x1..x5, x10, x15, x20, x40).',
+  description: 'Set the simulation speed (an id from list_speeds); answers the new multiplier and the previous speed id.',
   args: Type.Object({ speed_id: Type.String({ description: 'a speed id from list_speeds' }) }, { additionalProperties: false }),
   result: Type.Object({ speed_id: Type.String(), multiplier: Type.Number(), previous: Type.String() }),
   permission: { all: ['advance_time'] },

@@ -4,10 +4,10 @@ import { defineCommand, NoArgs } from '../define.ts';
 export default defineCommand({
   name: 'list_actors',
   category: 'discovery',
-  description: 'The actor catalogue: every creature asset id (inputs of spawn.entity_id) with its race and properties.',
+  description: 'The actor catalogue: every actor asset id (inputs of spawn.entity_id) with its properties (race, where the game has races).',
   args: NoArgs,
   result: Type.Object({
-    items: Type.Array(Type.Object({ id: Type.String(), race: Type.String() }, { additionalProperties: true })),
+    items: Type.Array(Type.Object({ id: Type.String(), race: Type.Optional(Type.String()) }, { additionalProperties: true })),
     count: Type.Integer(),
   }),
   permission: {},

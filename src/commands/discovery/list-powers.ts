@@ -5,7 +5,7 @@ export default defineCommand({
   name: 'list_powers',
   category: 'discovery',
   description:
-    'The god-power catalogue (inputs of invoke_power.power_id): supports_radius says whether invoke_power ' +
+    'The power catalogue (inputs of invoke_power.power_id): supports_radius says whether invoke_power ' +
     'accepts a radius, is_toggle marks a world-wide switch (one call flips it; pulses are refused).',
   args: NoArgs,
   result: Type.Object({

@@ -7,8 +7,8 @@ export default defineCommand({
   name: 'list_tiles',
   category: 'discovery',
   description:
-    'The tile catalogue: `items` are the tile types (inputs of paint_tile.tile_id), `top_tiles` the top layer ' +
-    '(trees, rocks, buildings: inputs of paint_tile.top_id), each with its properties.',
+    'The tile catalogue: `items` are the tile types (inputs of paint_tile.tile_id), `top_tiles` the layer drawn ' +
+    'over a tile (inputs of paint_tile.top_id), each with its properties.',
   args: NoArgs,
   // Two arrays rather than one list with a layer field: `items` stays exactly the set of valid
   // tile_id values, as in every other catalogue read, and top ids never pass for tile ids.

@@ -5,15 +5,16 @@ import { defineCommand } from '../define.ts';
 export default defineCommand({
   name: 'get_tile',
   category: 'read',
-  description: 'One tile: its type, top tile, height and the actors standing on it.',
+  description: "One tile: its type and the actors standing on it, with its top tile, height and the actors' kingdoms where the game has them.",
   args: Type.Object({ x: TileX(), y: TileY() }, { additionalProperties: false }),
   result: Type.Object({
     x: Type.Integer(),
     y: Type.Integer(),
     tile_id: Type.String(),
-    top_id: Type.Union([Type.String(), Type.Null()]),
-    height: Type.Integer(),
-    actors: Type.Array(Type.Object({ name: Type.String(), asset_id: Type.String(), kingdom_id: Type.Union([Type.Integer(), Type.Null()]) })),
+    // Optional: what only some games have (the sandbox fills them all).
+    top_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    height: Type.Optional(Type.Integer()),
+    actors: Type.Array(Type.Object({ name: Type.String(), asset_id: Type.String(), kingdom_id: Type.Optional(Type.Union([Type.Integer(), Type.Null()])) })),
     actor_count: Type.Integer(),
   }),
   permission: {},

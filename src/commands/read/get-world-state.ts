@@ -4,7 +4,7 @@ import { defineCommand, NoArgs } from '../define.ts';
 export default defineCommand({
   name: 'get_world_state',
   category: 'read',
-  description: 'Map size, seed, tick, pause (true while a window is open) and population, kingdom and city counts.',
+  description: 'Map size, seed, tick, pause (true while a window is open), population counts, and kingdom and city counts in a game that has them.',
   args: NoArgs,
   result: Type.Object({
     width: Type.Integer(),
@@ -14,10 +14,11 @@ export default defineCommand({
     paused: Type.Boolean(),
     population_alive: Type.Integer(),
     population_lifetime: Type.Integer(),
-    kingdoms_alive: Type.Integer(),
-    kingdoms_ever_created: Type.Integer(),
-    cities_alive: Type.Integer(),
-    cities_ever_created: Type.Integer(),
+    // Optional: only a game with kingdoms and cities (the sandbox) counts them.
+    kingdoms_alive: Type.Optional(Type.Integer()),
+    kingdoms_ever_created: Type.Optional(Type.Integer()),
+    cities_alive: Type.Optional(Type.Integer()),
+    cities_ever_created: Type.Optional(Type.Integer()),
   }),
   permission: {},
   binds: ['getWorldState'],

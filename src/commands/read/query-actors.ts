@@ -29,7 +29,7 @@ export default defineCommand({
   name: 'query_actors',
   category: 'read',
   description:
-    'Actors matching race, kingdom and rectangle filters, a page at a time. With partial intel and without ' +
+    'Actors matching race, kingdom (where the game has them) and rectangle filters, a page at a time. With partial intel and without ' +
     "read_all, only the caller's claimed kingdom is visible.",
   args: QueryActorsArgs,
   result: Type.Object({
@@ -37,7 +37,7 @@ export default defineCommand({
       Type.Object({
         name: Type.String(),
         asset_id: Type.String(),
-        kingdom_id: Type.Union([Type.Integer(), Type.Null()]),
+        kingdom_id: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
         x: Type.Integer(),
         y: Type.Integer(),
       }),

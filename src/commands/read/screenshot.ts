@@ -24,8 +24,8 @@ export default defineCommand({
   name: 'screenshot',
   category: 'read',
   description:
-    'A picture of the whole map (tiles by type, actors and kingdom borders), as base64 JPEG or PNG. The world is ' +
-    'copied in one frame; drawing and encoding happen on a pool thread.',
+    'A picture of the whole map as the game draws it, as base64 JPEG or PNG. The world is copied in one frame; ' +
+    'drawing and encoding happen on a pool thread.',
   args: ScreenshotArgs,
   result: Type.Object({
     format: Type.Union([Type.Literal('jpg'), Type.Literal('png')]),

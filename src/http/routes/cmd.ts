@@ -72,10 +72,7 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     const registered = deps.registry.get(name);
     // Only a registered name is logged: an unknown one is whatever the client sent.
     if (registered) line.command = name;
-    if (!registered) {
-      const message = deps.registry.disabledReason(name) ?? `unknown command '${name}': GET /capabilities lists the commands`;
-      return fail(c, { ok: false, code: 'UNKNOWN_COMMAND', message }, name, args);
-    }
+    if (!registered) return fail(c, deps.registry.unknownCommand(name), name, args);
     if (!registered.validate(args)) {
       const error = registered.validate.errors?.[0];
       const where = error?.instancePath ? `args${error.instancePath.replaceAll('/', '.')}` : 'args';
