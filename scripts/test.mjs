@@ -34,12 +34,17 @@ const noBuild = args.includes('--no-build');
 const wanted = args.filter((a) => !a.startsWith('--'));
 
 if (!noBuild) {
-  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.test.json')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    encoding: 'utf8',
-  });
-  // Type errors do not stop the run (tsc still emits); `npm run lint` is where they fail.
-  if (tsc.status !== 0) process.stderr.write(`${tsc.stdout}\ntest: tsc reported type errors (npm run lint fails on them); running the tests anyway\n`);
+  // dist/ too: compiled examples import the package by name (`game-control-bridge/game`), which
+  // resolves through package.json `exports` into dist/, as it does for a user of the package.
+  for (const config of ['tsconfig.test.json', 'tsconfig.build.json']) {
+    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, config)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      encoding: 'utf8',
+    });
+    // Type errors do not stop the run (tsc still emits); `npm run lint` is where they fail.
+    if (tsc.status !== 0)
+      process.stderr.write(`${tsc.stdout}\ntest: tsc -p ${config} reported type errors (npm run lint fails on them); running the tests anyway\n`);
+  }
   pruneOrphans(join(BUILD, 'test'));
 }
 

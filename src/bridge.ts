@@ -16,7 +16,7 @@ import { GameThreadHost } from './dispatch/game-thread-host.ts';
 import { CommandPool } from './dispatch/pool.ts';
 import { createApp } from './http/app.ts';
 import { listen } from './http/listen.ts';
-import { DEFAULT_TIMINGS, type Timings } from './limits.ts';
+import { DEFAULT_TIMINGS, LIMITS, type Timings } from './limits.ts';
 import { createLogger } from './log/logger.ts';
 import { Session } from './session/session.ts';
 import { loadAgents } from './config/agents.ts';

@@ -10,6 +10,9 @@ import { readBridgeConfig } from '../../src/client/config.ts';
 import { tempDir } from '../helpers/bridge.ts';
 import { fixture, nodeArgs, REPO_ROOT } from '../helpers/paths.ts';
 
+// Three real bridge processes start and stop here, one after another.
+t.setTimeout(120_000);
+
 const TINY = fileURLToPath(fixture('tiny-game.ts'));
 
 function start(dir: string) {

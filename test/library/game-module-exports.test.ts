@@ -9,7 +9,7 @@ const quiet = { write: () => {} } as never;
 
 t.test('a missing currentTick() is named', async (t) => {
   const started = startBridge({ configDir: tempDir(), port: 0, game: fixture('game-without-tick.ts'), logDestination: quiet, poolThreads: 1 });
-  await t.rejects(started, { message: /game-without-tick\.ts does not export currentTick\(\)/ });
+  await t.rejects(started, { message: /game-without-tick\.[jt]s does not export currentTick\(\)/ });
   const message = await started.catch((err: Error) => err.message);
   t.notMatch(message, /is not a function|TypeError/, 'no TypeError from inside the bridge');
   t.match(message, /init\(options, host\), update\(dtMs\).*currentTick\(\)/, 'it says what a game exports');
