@@ -316,7 +316,16 @@ t.test('tiles_painted: the brush, its counts, and the kingdoms whose land or peo
       kingdomIds: rec.events[0]!.kingdomIds,
     },
   ]);
-  t.ok(rec.events[0]!.kingdomIds.includes(city.kingdomId), 'the flooded city is named although water took its land');
+  t.ok(rec.events[0]!.kingdomIds.includes(city.kingdomId), 'the flooded city is named');
+  // One tile of city land with nobody on it: only the land names the kingdom, and water takes it.
+  const s = snap();
+  const occupied = new Set<number>();
+  for (let i = 0; i < s.hwm; i++) if (s.actors.alive[i] === 1) occupied.add(Math.floor(s.actors.y[i]!) * s.width + Math.floor(s.actors.x[i]!));
+  const plot = findTile(s, (tile, _x, _y, i) => s.tiles.owner[i] === city.id && !WATER.has(tile) && !occupied.has(i));
+  rec.clear();
+  game.paintTile(plot.x, plot.y, 'shallow_water', null, 0);
+  t.same(rec.events[0]?.kingdomIds, [city.kingdomId], 'named although the water took the land from the city');
+  t.equal(snap().tiles.owner[plot.y * s.width + plot.x], 0, "the land is no longer the city's");
   rec.clear();
   const empty = emptySpot(1);
   game.paintTile(empty.x, empty.y, null, 'flowers', 1);
