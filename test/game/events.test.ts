@@ -1,6 +1,7 @@
 // The sandbox reports what happens in its world through its host (decisions §7): every kind fires in
 // a scenario built for it, with the declared fields and the kingdom list fog filters on; more than
 // 256 actor events in a frame become per-kingdom population_changed summaries.
+import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { A, ACTOR_INDEX, T } from '../../src/game/assets.ts';
 import { createActor, nameOf } from '../../src/game/actors.ts';
@@ -155,6 +156,19 @@ t.test('eventKinds comes from the one table, and holds every world kind of decis
   for (const [kind, info] of Object.entries(SANDBOX_EVENTS)) {
     t.ok(info.description.length > 10, `${kind} is described`);
     t.ok(Object.keys(info.fields).length > 0 && Object.values(info.fields).every((d) => d.length > 3), `${kind} describes its fields`);
+  }
+  t.end();
+});
+
+t.test('docs/sandbox-events.md has a section for every kind and names every field', (t) => {
+  const doc = readFileSync(new URL('../../docs/sandbox-events.md', import.meta.url), 'utf8');
+  const headings = doc
+    .split('\n')
+    .filter((l) => l.startsWith('### '))
+    .flatMap((l) => l.slice(4).split(', '));
+  t.same(headings.sort(), Object.keys(SANDBOX_EVENTS).sort(), 'one section per kind');
+  for (const [kind, info] of Object.entries(SANDBOX_EVENTS)) {
+    for (const field of Object.keys(info.fields)) t.match(doc, new RegExp(`\\b${field}\\b`), `${kind}.${field}`);
   }
   t.end();
 });
