@@ -7,6 +7,7 @@ import type {
   ActorQuery,
   AssetInfo,
   CityInfo,
+  GameHost,
   GameInitOptions,
   GameModule,
   KingdomInfo,
@@ -20,9 +21,10 @@ import type {
   WorldState,
 } from '../shared/game-module.ts';
 import { ACTOR_IDS, ACTOR_INDEX, ACTORS, POWER_IDS, POWERS, SPEED_IDS, SPEEDS, TILE_IDS, TILE_INDEX, TILES, TOP_IDS, TOP_INDEX, TOPS } from './assets.ts';
+import { SANDBOX_EVENT_KINDS, WorldEvents } from './events.ts';
 import { buildWorld, checkParams, GenerateError, generateSnapshot } from './generate.ts';
 import { paint } from './paint.ts';
-import { applyPower, powerAsset } from './powers.ts';
+import { applyPower, effectiveRadius, powerAsset } from './powers.ts';
 import { cityViews, civKingdomOrder, kingdomViews, queryActorViews, tileView, worldStateView, type ActorRowView, type TileView } from './reads.ts';
 import { render } from './render.ts';
 import { decodeSave as decodeBytes, encodeSave as encodeBytes, SaveFormatError } from './save-format.ts';
@@ -34,9 +36,14 @@ import { inBounds, type LawId, type World } from './world.ts';
 
 export const version = 'sandbox-1.0.0';
 
+/** decisions §7: the kinds the sandbox emits through its host (docs/sandbox-events.md). */
+export const eventKinds: readonly string[] = SANDBOX_EVENT_KINDS;
+
 interface Live {
   world: World;
   ui: Ui;
+  /** The reporter behind host.emit; null when init got no host (tests and tools). */
+  events: WorldEvents | null;
 }
 
 let live: Live | null = null;
@@ -54,16 +61,26 @@ function checkTile(w: World, x: number, y: number): void {
 
 // --- Frames ---------------------------------------------------------------------------------
 
-export function init(options: GameInitOptions): void {
+/** `host` is optional here (the GameModule contract always passes one): without it nothing is reported. */
+export function init(options: GameInitOptions, host?: GameHost): void {
   const zonesX = options.zonesX ?? LIMITS.firstWorldZones;
   const zonesY = options.zonesY ?? LIMITS.firstWorldZones;
   const world = buildWorld({ zonesX, zonesY, seed: options.seed });
-  live = { world, ui: createUi(!options.suppressStartupWindow) };
+  const events = host ? new WorldEvents(host) : null;
+  world.events = events;
+  const ui = createUi(!options.suppressStartupWindow);
+  live = { world, ui, events };
+  if (ui.window !== null) events?.emit('window_opened', { window: ui.window });
 }
 
-/** Advances the world by the ticks `dtMs` buys at the current speed (none while paused). */
+/**
+ * Advances the world by the ticks `dtMs` buys at the current speed (none while paused). A frame
+ * runs from one update() to the next, so this first closes the previous one (decisions §7: its
+ * population summaries, when it had more than 256 actor events).
+ */
 export function update(dtMs: number): void {
-  const { world, ui } = current();
+  const { world, ui, events } = current();
+  events?.endFrame(world);
   const ticks = ticksFor(ui, dtMs);
   for (let n = 0; n < ticks; n++) tick(world);
 }
@@ -132,19 +149,25 @@ export function getUiState(): UiState {
 }
 
 export function dismissWindow(): { dismissed: boolean; window: string | null } {
-  return dismiss(current().ui);
+  const { ui, events } = current();
+  const outcome = dismiss(ui);
+  if (outcome.dismissed) events?.emit('window_dismissed', { window: outcome.window });
+  return outcome;
 }
 
 export function setPaused(paused: boolean): boolean {
-  const { ui } = current();
+  const { ui, events } = current();
   const previous = ui.configPaused;
   ui.configPaused = paused;
+  if (events && previous !== paused) events.emit(paused ? 'paused' : 'resumed', { effective_paused: effectivePaused(ui) });
   return previous;
 }
 
 export function setSpeed(speedId: string): string {
-  const previous = changeSpeed(current().ui, speedId);
+  const { ui, events } = current();
+  const previous = changeSpeed(ui, speedId);
   if (previous === false) throw unknownAsset('speed_id', speedId, SPEED_IDS);
+  if (events && previous !== speedId) events.emit('speed_changed', { speed_id: speedId, multiplier: ui.multiplier, previous });
   return previous;
 }
 
@@ -186,35 +209,57 @@ export function kingdomOrder(): number[] {
 // --- Actions ------------------------------------------------------------------------------------
 
 export function spawn(entityId: string, x: number, y: number, count: number, adult: boolean): SpawnOutcome {
-  const { world } = current();
+  const { world, events } = current();
   const asset = ACTOR_INDEX.get(entityId);
   if (asset === undefined) throw unknownAsset('entity_id', entityId, ACTOR_IDS);
   checkTile(world, x, y);
+  const requested = Math.max(1, Math.floor(count));
+  const touched = events?.touched();
+  let outcome: SpawnOutcome;
   try {
-    return spawnActors(world, asset, x, y, Math.max(1, Math.floor(count)), adult);
+    outcome = spawnActors(world, asset, x, y, requested, adult, touched);
   } catch (err) {
     if (err instanceof SpawnRefused) throw gameRejected(err.message, 'SpawnRefused');
     throw err;
   }
+  if (events && touched) {
+    const { spawned, failed, names } = outcome;
+    events.emit('spawned', { entity_id: entityId, x, y, requested, spawned, failed, names: names.slice() }, touched.list());
+  }
+  return outcome;
 }
 
 export function paintTile(x: number, y: number, tileId: string | null, topId: string | null, radius: number): PaintOutcome {
-  const { world } = current();
+  const { world, events } = current();
   if (tileId === null && topId === null) throw badArgs('paint_tile needs tile_id, top_id or both');
   const tile = tileId === null ? null : TILE_INDEX.get(tileId);
   if (tile === undefined) throw unknownAsset('tile_id', String(tileId), TILE_IDS);
   const top = topId === null ? null : topId === NO_TOP ? 0 : TOP_INDEX.get(topId);
   if (top === undefined) throw unknownAsset('top_id', String(topId), [NO_TOP, ...TOP_IDS]);
   checkTile(world, x, y);
-  return paint(world, x, y, tile, top, Math.max(0, Math.min(200, Math.floor(radius))));
+  const r = Math.max(0, Math.min(200, Math.floor(radius)));
+  // Whose land and people the brush covers, looked at before painting (water takes land from its city).
+  const touched = events?.touched();
+  touched?.addDisc(world, x, y, r);
+  const outcome = paint(world, x, y, tile, top, r);
+  if (events && touched) {
+    events.emit('tiles_painted', { x, y, radius: r, tile_id: tileId, top_id: topId, painted: outcome.painted, skipped: outcome.skipped }, touched.list());
+  }
+  return outcome;
 }
 
 export function invokePower(powerId: string, x: number, y: number, radius: number | null): boolean {
-  const { world } = current();
+  const { world, events } = current();
   const power = powerAsset(powerId);
   if (!power) throw unknownAsset('power_id', powerId, POWER_IDS);
   checkTile(world, x, y);
-  return applyPower(world, power, x, y, radius);
+  const touched = events?.touched();
+  const accepted = applyPower(world, power, x, y, radius, touched);
+  if (accepted && events && touched) {
+    const active = power.isToggle ? world.laws[power.id as LawId] : null;
+    events.emit('power_invoked', { power_id: power.id, x, y, radius: effectiveRadius(power, radius), active }, touched.list());
+  }
+  return accepted;
 }
 
 // --- World lifecycle ----------------------------------------------------------------------------
@@ -232,6 +277,9 @@ export function installWorld(snapshot: WorldSnapshot): void {
     if (err instanceof SnapshotError) throw badArgs(`not a sandbox world snapshot: ${err.message}`);
     throw err;
   }
+  // The old world's frame ends here: its summaries count its own actors. The reporter moves on.
+  l.events?.endFrame(l.world);
+  world.events = l.events;
   l.world = world;
   l.ui.worldLoading = false;
   l.ui.pendingMs = 0;
@@ -296,10 +344,11 @@ export function snapshotHash(snapshot: WorldSnapshot): string {
 
 export { ACTOR_IDS, POWER_IDS, SPEED_IDS, TILE_IDS, TOP_IDS } from './assets.ts';
 
-// Compile-time proof that the named exports implement every GameModule function (`run` excepted:
+// Compile-time proof that the named exports implement every GameModule member (`run` excepted:
 // the sandbox lets the bridge drive its frames).
 const sandbox = {
   version,
+  eventKinds,
   init,
   update,
   currentTick,
@@ -330,5 +379,5 @@ const sandbox = {
   encodeSave,
   decodeSave,
   renderSnapshot,
-} satisfies Required<Omit<GameModule, 'run' | 'eventKinds'>>;
+} satisfies Required<Omit<GameModule, 'run'>>;
 void sandbox;

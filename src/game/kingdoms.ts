@@ -102,6 +102,7 @@ export function foundCity(w: World, kingdomId: number, x: number, y: number): Ci
   if (TILE_BUILDABLE[w.tileType[centre]!] === 1) {
     setTop(w, centre, TOP.house);
   }
+  w.events?.cityFounded(city);
   return city;
 }
 
@@ -138,6 +139,7 @@ export function foundKingdom(w: World, slot: number): Kingdom | null {
   if (!canFoundAt(w, x, y)) return null;
   const race = ACTORS[w.a.asset[slot]!]?.race ?? 'human';
   const kingdom = newKingdom(w, race, false);
+  w.events?.kingdomFounded(w, kingdom, slot); // before its capital's city_founded
   const city = foundCity(w, kingdom.id, x, y);
   joinCity(w, slot, city.id);
   kingdom.kingUid = w.a.uid[slot]!;
@@ -186,17 +188,32 @@ export function atWar(w: World, a: number, b: number): boolean {
   return k !== undefined && k.wars.length > 0 && k.wars.includes(b);
 }
 
-export function declareWar(a: Kingdom, b: Kingdom): void {
-  if (a.id === b.id || a.wars.includes(b.id)) return;
+/** `a` declares war on `b`; false when they already are at war (or are one kingdom). */
+export function declareWar(a: Kingdom, b: Kingdom): boolean {
+  if (a.id === b.id || a.wars.includes(b.id)) return false;
   a.wars.push(b.id);
   b.wars.push(a.id);
+  return true;
 }
 
-export function makePeace(a: Kingdom, b: Kingdom): void {
+/** Ends the war between `a` and `b`; returns whether there was one. */
+export function makePeace(a: Kingdom, b: Kingdom): boolean {
+  const wasAtWar = a.wars.includes(b.id);
   a.wars = a.wars.filter((id) => id !== b.id);
   b.wars = b.wars.filter((id) => id !== a.id);
   if (a.wars.length === 0) a.warTarget = 0;
   if (b.wars.length === 0) b.warTarget = 0;
+  return wasAtWar;
+}
+
+/** Ends every war of the world (the world_peace law), reporting each. */
+export function endAllWars(w: World): void {
+  for (const k of w.kingdoms) {
+    for (const enemyId of [...k.wars]) {
+      const enemy = kingdomOf(w, enemyId);
+      if (enemy && makePeace(k, enemy)) w.events?.peaceMade(k, enemy, 'world_peace');
+    }
+  }
 }
 
 /** A city with no one left: its houses become ruins and its land is free again. */
@@ -209,6 +226,7 @@ export function destroyCity(w: World, city: City): void {
   });
   city.alive = false;
   w.citiesAlive--;
+  w.events?.cityDestroyed(city);
   city.units = 0;
   city.leaderUid = 0;
   city.leaderSlot = -1;
@@ -241,9 +259,11 @@ export function conquerCity(w: World, city: City, winnerId: number): void {
   }
   winner.units += moved;
   winner.cities++;
+  const loserId = city.kingdomId;
   city.kingdomId = winnerId;
   city.leaderUid = 0;
   city.leaderSlot = -1;
+  w.events?.cityConquered(city, loserId);
 }
 
 /** Record by id without reading index -1 (a negative index leaves V8's fast path). */
@@ -309,9 +329,10 @@ export function census(w: World): void {
       w.civAlive--;
       k.kingUid = 0;
       k.kingSlot = -1;
+      w.events?.kingdomFell(k);
       for (const enemyId of [...k.wars]) {
         const enemy = kingdomOf(w, enemyId);
-        if (enemy) makePeace(k, enemy);
+        if (enemy && makePeace(k, enemy)) w.events?.peaceMade(k, enemy, 'kingdom_fell');
       }
       continue;
     }
@@ -404,7 +425,7 @@ export function kingdomSystem(w: World): void {
     for (const k of civs) {
       for (const enemyId of [...k.wars]) {
         const enemy = kingdomOf(w, enemyId);
-        if (enemy) makePeace(k, enemy);
+        if (enemy && makePeace(k, enemy)) w.events?.peaceMade(k, enemy, 'world_peace');
       }
     }
     return;
@@ -415,9 +436,9 @@ export function kingdomSystem(w: World): void {
     for (let j = i + 1; j < civs.length; j++) {
       const kb = civs[j]!;
       if (ka.wars.includes(kb.id)) {
-        if (chancePerMille(w.rng, 40)) makePeace(ka, kb);
+        if (chancePerMille(w.rng, 40) && makePeace(ka, kb)) w.events?.peaceMade(ka, kb, 'treaty');
       } else if (kingdomsMeet(live, ka.id, kb.id)) {
-        if (chancePerMille(w.rng, ka.race === kb.race ? 50 : 160)) declareWar(ka, kb);
+        if (chancePerMille(w.rng, ka.race === kb.race ? 50 : 160) && declareWar(ka, kb)) w.events?.warDeclared(ka, kb);
       }
     }
   }

@@ -16,10 +16,11 @@ import {
   type PowerAsset,
 } from './assets.ts';
 import { killActor } from './actors.ts';
-import { makePeace, placeActor } from './kingdoms.ts';
+import { reportDeath, type KingdomSet } from './events.ts';
+import { endAllWars, placeActor } from './kingdoms.ts';
 import { nextFloat, nextU32 } from './rng.ts';
 import { PLAGUE_TICKS, rainOn } from './simulation.ts';
-import { forDisc, ignite, inBounds, kingdomOf, setTileType, setTop, type LawId, type World } from './world.ts';
+import { forDisc, ignite, inBounds, setTileType, setTop, type LawId, type World } from './world.ts';
 
 export const MAX_POWER_RADIUS = 50;
 const BLESSING_TICKS = 600;
@@ -35,24 +36,34 @@ export function effectiveRadius(power: PowerAsset, radius: number | null): numbe
   return Math.max(0, Math.min(MAX_POWER_RADIUS, Math.floor(radius)));
 }
 
+/** Strikes that also set a ring of fire two tiles beyond their radius. */
+const RING_OF_FIRE = new Set(['meteorite', 'bomb', 'atomic_bomb']);
+
 /**
  * One pulse of `power` centred on tile (x, y). Returns false when the world refuses it (a creature
  * that cannot live on that tile, a full world); the caller checked the id and the coordinates.
+ * `touched` (events only) collects the kingdoms whose actors or cities the pulse reaches, looked at
+ * before it changes anything (a flood takes the land away from its city); a law touches none.
  */
-export function applyPower(w: World, power: PowerAsset, x: number, y: number, radius: number | null): boolean {
+export function applyPower(w: World, power: PowerAsset, x: number, y: number, radius: number | null, touched?: KingdomSet): boolean {
   if (!inBounds(w, x, y)) return false;
   const r = effectiveRadius(power, radius);
   if (power.isToggle) return flipLaw(w, power.id as LawId);
-  if (power.actor !== undefined) return spawnPower(w, power.actor, x, y);
+  if (power.actor !== undefined) return spawnPower(w, power.actor, x, y, touched);
+  if (touched) {
+    const reach = RING_OF_FIRE.has(power.id) ? r + 2 : r;
+    touched.addDisc(w, x, y, reach);
+    touched.addActorsNear(w, x, y, reach + 0.5);
+  }
   switch (power.id) {
     case 'lightning':
-      hurtDisc(w, x, y, r, 90, 200);
+      hurtDisc(w, power, x, y, r, 90, 200);
       forDisc(w, x, y, r, (i, _x, _y, d2) => {
         if (d2 === 0 || (nextU32(w.rng) & 3) === 0) ignite(w, i, 30);
       });
       return true;
     case 'meteorite':
-      hurtDisc(w, x, y, r, 100_000, 100_000);
+      hurtDisc(w, power, x, y, r, 100_000, 100_000);
       forDisc(w, x, y, r, (i, _x, _y, d2) => {
         scorch(w, i);
         if (d2 <= 2) setTileType(w, i, T.lava);
@@ -63,7 +74,7 @@ export function applyPower(w: World, power: PowerAsset, x: number, y: number, ra
       return true;
     case 'bomb':
     case 'atomic_bomb':
-      hurtDisc(w, x, y, r, power.id === 'bomb' ? 300 : 2500, power.id === 'bomb' ? 600 : 5000);
+      hurtDisc(w, power, x, y, r, power.id === 'bomb' ? 300 : 2500, power.id === 'bomb' ? 600 : 5000);
       forDisc(w, x, y, r, (i) => {
         scorch(w, i);
         const type = w.tileType[i]!;
@@ -72,13 +83,13 @@ export function applyPower(w: World, power: PowerAsset, x: number, y: number, ra
       igniteRing(w, x, y, r + 2);
       return true;
     case 'fire':
-      hurtDisc(w, x, y, r, 25, 25, true);
+      hurtDisc(w, power, x, y, r, 25, 25, true);
       forDisc(w, x, y, r, (i) => {
         ignite(w, i, 40 + (nextU32(w.rng) & 15));
       });
       return true;
     case 'earthquake':
-      hurtDisc(w, x, y, r, 15, 15);
+      hurtDisc(w, power, x, y, r, 15, 15);
       forDisc(w, x, y, r, (i) => {
         const roll = nextU32(w.rng);
         if ((roll & 3) !== 0) return;
@@ -146,23 +157,22 @@ export function applyPower(w: World, power: PowerAsset, x: number, y: number, ra
   }
 }
 
-function spawnPower(w: World, actorId: string, x: number, y: number): boolean {
+function spawnPower(w: World, actorId: string, x: number, y: number, touched?: KingdomSet): boolean {
   const asset = ACTOR_INDEX.get(actorId);
   if (asset === undefined || !canStand(asset, w.tileType[y * w.width + x]!)) return false;
-  return placeActor(w, asset, x + 0.2 + 0.6 * nextFloat(w.rng), y + 0.2 + 0.6 * nextFloat(w.rng), true) >= 0;
+  const slot = placeActor(w, asset, x + 0.2 + 0.6 * nextFloat(w.rng), y + 0.2 + 0.6 * nextFloat(w.rng), true);
+  if (slot < 0) return false;
+  if (touched) {
+    touched.addActor(w, slot);
+    touched.addTile(w, y * w.width + x);
+  }
+  return true;
 }
 
 function flipLaw(w: World, law: LawId): boolean {
   if (!(law in w.laws)) return false;
   w.laws[law] = !w.laws[law];
-  if (law === 'world_peace' && w.laws.world_peace) {
-    for (const k of w.kingdoms) {
-      for (const enemyId of [...k.wars]) {
-        const enemy = kingdomOf(w, enemyId);
-        if (enemy) makePeace(k, enemy);
-      }
-    }
-  }
+  if (law === 'world_peace' && w.laws.world_peace) endAllWars(w);
   return true;
 }
 
@@ -183,12 +193,14 @@ export function forActorsInDisc(w: World, x: number, y: number, radius: number, 
 }
 
 /** Damages actors in the disc (`centre` damage within one tile of the centre); kills at 0 hp. */
-function hurtDisc(w: World, x: number, y: number, radius: number, damage: number, centre: number, fire = false): void {
+function hurtDisc(w: World, power: PowerAsset, x: number, y: number, radius: number, damage: number, centre: number, fire = false): void {
   forActorsInDisc(w, x, y, radius, (slot, d2) => {
     if (fire && ACTOR_FIREPROOF[w.a.asset[slot]!] === 1) return;
     const hp = w.a.hp[slot]! - (d2 <= 1 ? centre : damage);
-    if (hp <= 0) killActor(w, slot);
-    else w.a.hp[slot] = hp;
+    if (hp <= 0) {
+      reportDeath(w, slot, 'power', power.id);
+      killActor(w, slot);
+    } else w.a.hp[slot] = hp;
   });
 }
 

@@ -49,6 +49,7 @@ import {
   MAX_CIV_KINGDOMS_ALIVE,
   wildKingdomFor,
 } from './kingdoms.ts';
+import { reportBirth, reportDeath, type DeathCause } from './events.ts';
 import { chancePerMille, hash32, nextFloat, nextU32 } from './rng.ts';
 import {
   ACTOR_FIELD_NAMES,
@@ -235,6 +236,7 @@ function think(w: World, i: number): void {
   const age = a.age[i]! + THINK_EVERY;
   a.age[i] = age;
   if (age > a.maxAge[i]! && !w.laws.infinite_lifespan) {
+    reportDeath(w, i, 'age');
     killActor(w, i);
     return;
   }
@@ -271,6 +273,8 @@ function think(w: World, i: number): void {
     a.hunger[i] = hunger;
   }
   if (hp <= 0) {
+    // The cause is worked out only for a death that someone hears of: the living pay nothing for it.
+    if (w.events !== null) reportDeath(w, i, hazardCause(w, i, ti, tt, habitat, plague));
     killActor(w, i);
     return;
   }
@@ -358,6 +362,32 @@ function think(w: World, i: number): void {
 }
 
 /**
+ * Which of the hazards of a fatal think did the most damage (the same tests and figures as think).
+ * Reads only: `plague` is the sickness left before this think.
+ */
+function hazardCause(w: World, i: number, ti: number, tt: number, habitat: number, plague: number): DeathCause {
+  const a = w.a;
+  const asset = a.asset[i]!;
+  let cause: DeathCause = 'combat'; // none applied: earlier wounds did it
+  let worst = 0;
+  const weigh = (damage: number, what: DeathCause) => {
+    if (damage > worst) {
+      worst = damage;
+      cause = what;
+    }
+  };
+  if (ACTOR_FIREPROOF[asset] === 0) {
+    const f = w.fire[ti]!;
+    if (f !== 0 && f !== FIRE_EXTINGUISHED) weigh(FIRE_DAMAGE, 'fire');
+    if (tt === T.lava && habitat !== HABITAT_AIR) weigh(LAVA_DAMAGE, 'lava');
+  }
+  if (habitat === HABITAT_LAND ? TILE_WATER[tt] === 1 : habitat === HABITAT_WATER && TILE_WATER[tt] === 0) weigh(DROWN_DAMAGE, 'drowning');
+  if (plague > 0) weigh(PLAGUE_DAMAGE, 'plague');
+  if (ACTOR_HUNGER_RATE[asset] !== 0 && a.hunger[i] === 255) weigh((a.maxHp[i]! >> 3 || 1) * PER_THINK, 'hunger');
+  return cause;
+}
+
+/**
  * Does an actor (asset ai, kingdom ki, hunger hi) want to attack one of asset aj, kingdom kj? Not
  * symmetric: sheep never attack, wolves attack what they can eat, people fight monsters, dangerous
  * beasts, enemies at war, and hunt grazers when hungry.
@@ -397,8 +427,11 @@ function attack(w: World, i: number, j: number): void {
   const victimCity = a.city[j]!;
   const victimKingdom = a.kingdom[j]!;
   if (ai === A.zombie && ACTOR_KIND[a.asset[j]!] !== ACTOR_KIND_MONSTER && ACTOR_HABITAT[a.asset[j]!] === HABITAT_LAND && chancePerMille(w.rng, 300)) {
+    reportDeath(w, j, 'zombified');
     transformActor(w, j, A.zombie, wildKingdomFor(w, A.zombie));
+    reportBirth(w, j);
   } else {
+    reportDeath(w, j, 'combat');
     killActor(w, j);
   }
   const ki = a.kingdom[i]!;
@@ -537,14 +570,16 @@ function civMove(w: World, i: number, ti: number, speed: number): void {
   wander(w, i, 1, speed);
 }
 
-function flushBirths(w: World): void {
+/** The births queued by this tick's thinks (exported for the event tests: a frame with many births). */
+export function flushBirths(w: World): void {
   const a = w.a;
   const count = w.birthCount;
   w.birthCount = 0;
   for (let n = 0; n < count; n++) {
     const parent = w.births[n]!;
     if (a.alive[parent] !== 1) continue;
-    createActor(w, a.asset[parent]!, a.x[parent]!, a.y[parent]!, false, a.kingdom[parent]!, a.city[parent]!);
+    const child = createActor(w, a.asset[parent]!, a.x[parent]!, a.y[parent]!, false, a.kingdom[parent]!, a.city[parent]!);
+    if (child >= 0) reportBirth(w, child);
   }
 }
 

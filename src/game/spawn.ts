@@ -1,6 +1,7 @@
 // The spawn command: `count` actors of one asset around a tile.
 import { ACTORS, canStand, TILES } from './assets.ts';
 import { nameOf } from './actors.ts';
+import type { KingdomSet } from './events.ts';
 import { placeActor } from './kingdoms.ts';
 import { nextFloat, nextInt } from './rng.ts';
 import type { World } from './world.ts';
@@ -13,9 +14,10 @@ export class SpawnRefused extends Error {}
 /**
  * The first actor lands on (x, y), the others on tiles around it (a wider ring for a bigger count).
  * A tile the creature cannot live on refuses the whole call when it is the centre, and counts as one
- * failure otherwise; so does a full world.
+ * failure otherwise; so does a full world. `touched` (events only) collects the kingdoms of the new
+ * actors and of the cities whose land they landed on.
  */
-export function spawnActors(w: World, asset: number, x: number, y: number, count: number, adult: boolean): SpawnResult {
+export function spawnActors(w: World, asset: number, x: number, y: number, count: number, adult: boolean, touched?: KingdomSet): SpawnResult {
   const info = ACTORS[asset]!;
   const centre = w.tileType[y * w.width + x]!;
   if (!canStand(asset, centre)) {
@@ -42,6 +44,10 @@ export function spawnActors(w: World, asset: number, x: number, y: number, count
       continue;
     }
     names.push(nameOf(w, slot));
+    if (touched) {
+      touched.addActor(w, slot);
+      touched.addTile(w, ty * w.width + tx);
+    }
   }
   if (names.length === 0) throw new SpawnRefused(`the world is full: no room for another ${info.id}`);
   return { spawned: names.length, failed, names };

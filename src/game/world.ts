@@ -2,6 +2,7 @@
 // (kingdoms, cities) and counters. Every tile write that matters to a city's accounting goes through
 // setTop / setOwner / setTileType here, so building counts and land area never drift.
 import { TILE_WATER, TOP, TOP_FLAMMABLE, TILE_FLAMMABLE } from './assets.ts';
+import type { WorldEvents } from './events.ts';
 import { seedRng, type RngState } from './rng.ts';
 
 export interface ActorArrays {
@@ -167,6 +168,8 @@ export interface World {
   /** Live civilised kingdoms and live cities, kept by kingdoms.ts (founding checks them per think). */
   civAlive: number;
   citiesAlive: number;
+  /** Where the world reports what happens (events.ts); null: nobody listens (generation, pool threads, tools). */
+  events: WorldEvents | null;
 }
 
 export function kingdomOf(w: World, id: number): Kingdom | undefined {
@@ -248,6 +251,7 @@ export function createWorld(width: number, height: number, seed: number, actorCa
     birthCount: 0,
     civAlive: 0,
     citiesAlive: 0,
+    events: null,
   };
 }
 

@@ -1,11 +1,13 @@
-// Same seed + same calls = same world (hash of every buffer and record); another seed differs.
+// Same seed + same calls = same world (hash of every buffer and record); another seed differs; and
+// reporting events (decisions §7) changes nothing, whoever listens.
 import t from 'tap';
 import * as game from '../../src/game/index.ts';
 import type { SandboxSnapshot } from '../../src/game/snapshot.ts';
+import type { GameHost } from '../../src/shared/game-module.ts';
 import { DEFAULT, findTile, openLand, runTicks, WATER } from './helpers.ts';
 
-function scenario(seed: number): string[] {
-  game.init({ ...DEFAULT, seed });
+function scenario(seed: number, host?: GameHost): string[] {
+  game.init({ ...DEFAULT, seed }, host);
   const hashes = [game.stateHash()];
   runTicks(game, 300);
   const s = game.snapshotWorld() as SandboxSnapshot;
@@ -29,6 +31,28 @@ t.test('two runs of the same calls give the same world, tick by tick', (t) => {
   const second = scenario(1234);
   t.same(second, first);
   t.equal(new Set(first).size, first.length, 'the world changes between checkpoints');
+  t.end();
+});
+
+t.test('events change nothing: no host, a no-op host, a recording host and a throwing host give the same world', (t) => {
+  const base = { drainFrame() {}, stopped: new Promise<void>(() => {}) };
+  const recorded: unknown[] = [];
+  let thrown = 0;
+  const without = scenario(1234);
+  const noop = scenario(1234, { ...base, emit() {} });
+  const recording = scenario(1234, { ...base, emit: (kind, fields, kingdomIds) => void recorded.push({ kind, fields, kingdomIds }) });
+  const throwing = scenario(1234, {
+    ...base,
+    emit() {
+      thrown++;
+      throw new Error('a broken host');
+    },
+  });
+  t.same(noop, without, 'no-op host');
+  t.same(recording, without, 'recording host');
+  t.same(throwing, without, 'a host that throws: emission never throws into the simulation');
+  t.ok(recorded.length > 100, `${recorded.length} events recorded`);
+  t.equal(thrown, recorded.length, 'the throwing host was called as often');
   t.end();
 });
 
