@@ -15,6 +15,8 @@ import type { SandboxSnapshot } from '../../src/game/snapshot.ts';
 import { forDisc, ignite, setTileType, setTop, type World } from '../../src/game/world.ts';
 import type { GameHost, GameInitOptions } from '../../src/shared/game-module.ts';
 import { DEFAULT, findTile, openLand, runTicks, WATER } from './helpers.ts';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../helpers/paths.ts';
 
 interface Recorded {
   kind: string;
@@ -161,7 +163,7 @@ t.test('eventKinds comes from the one table, and holds every world kind of decis
 });
 
 t.test('docs/sandbox-events.md has a section for every kind and names every field', (t) => {
-  const doc = readFileSync(new URL('../../docs/sandbox-events.md', import.meta.url), 'utf8');
+  const doc = readFileSync(join(REPO_ROOT, 'docs/sandbox-events.md'), 'utf8');
   const headings = doc
     .split('\n')
     .filter((l) => l.startsWith('### '))
