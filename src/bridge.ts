@@ -20,11 +20,14 @@ import { createLogger } from './log/logger.ts';
 import { Session } from './session/session.ts';
 import { loadAgents } from './config/agents.ts';
 import { bridgeInternal } from './commands/internal.ts';
+import { createEvents } from './events/index.ts';
+import type { EventStats } from './events/hub.ts';
 import {
   createSharedState,
   kEnabled,
   kQueued,
   kStopping,
+  kTick,
   kWorldEpoch,
   sActions,
   sBusyFrames,
@@ -75,6 +78,8 @@ export interface BridgeStats {
   /** Actions posted to the game thread and not yet drained. */
   queued: number;
   poolThreads: number;
+  /** decisions §7: the event layer (seq, streams, waiting recv_events, drops). */
+  events: EventStats;
   /** What the dispatcher costs the game thread, handlers excluded (benchmarks report it). */
   frames: {
     frames: number;
@@ -117,6 +122,16 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
   // decisions §4: agents.json switches multi-agent mode on; an invalid one refuses startup.
   const agents = loadAgents(configDir);
   const session = agents ? Session.multiAgent(agents, shared.control, log) : Session.legacy(config.Bridge.token, shared.control, log);
+  // decisions §7: the event layer exists before the game thread, whose first frame already emits.
+  const events = createEvents({
+    history: config.Bridge.event_history,
+    maxStreams: config.Bridge.max_event_streams,
+    multiAgent: session.multiAgent,
+    tick: () => Atomics.load(shared.control, kTick),
+    timings,
+    log,
+  });
+  session.setEventSink((kind, fields, audience) => events.hub.emit(kind, fields, [], audience ? { agents: audience, readAll: false } : null));
 
   const game = await GameThreadHost.start(
     {
@@ -135,8 +150,10 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
     },
     shared,
     log,
+    events.publishBatch,
   );
   const ready = game.ready;
+  const eventKinds = events.setGameKinds(ready.eventKinds);
   const system = session.credentials[0]!.caller;
   let claimsEpoch = -1;
   // `auto:N` claims follow the world: resolved at startup and again after every world swap.
@@ -153,6 +170,13 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
     void refreshClaims();
   });
   session.start();
+  events.start();
+  if (session.multiAgent) {
+    events.watchObjectives({
+      kingdoms: async () => (await game.submit(bridgeInternal.name, 'kingdoms', null, system)).outcome,
+      judge: (kingdoms) => session.call('objectives', { kingdoms }, system),
+    });
+  }
 
   const info: BridgeInfo = {
     modVersion: MOD_VERSION,
@@ -172,6 +196,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
     engine_version: info.engineVersion,
     game_assembly_sha256: info.gameAssemblySha256,
     commands: registry.descriptors,
+    event_kinds: eventKinds,
   });
 
   const pool = new CommandPool({
@@ -200,6 +225,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
         return { ok: true, value: null };
       },
       session: (name, input, caller) => session.call(name, input, caller),
+      events: (name, input, caller, slot) => events.poolCall(name, input, caller, slot),
     },
   });
 
@@ -211,7 +237,11 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
     initial: config.enabled,
     intervalMs: timings.killSwitchReloadMs,
     log,
-    onChange: (enabled) => Atomics.store(shared.control, kEnabled, enabled ? 1 : 0),
+    onChange: (enabled) => {
+      Atomics.store(shared.control, kEnabled, enabled ? 1 : 0);
+      // decisions §7: the kill switch does not stop events; it emits one.
+      events.hub.emit('enabled_changed', { enabled });
+    },
   });
 
   let port = config.Bridge.port;
@@ -227,7 +257,8 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
     log,
     maxBodyBytes: config.Bridge.max_body_bytes,
     capabilities,
-    execute: (def, args, caller) => execute(def, args, caller, game, pool),
+    events,
+    execute: (def, args, caller, slot) => execute(def, args, caller, game, pool, slot),
   });
 
   let server: ServerType;
@@ -235,6 +266,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
     server = await listen(app.fetch, port);
   } catch (err) {
     killSwitch.stop();
+    await events.stop();
     await pool.destroy();
     await game.stop();
     throw err;
@@ -252,10 +284,13 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
       const closed = new Promise<void>((done) => server.close(() => done()));
       (server as Server).closeIdleConnections();
       admission.close();
+      // Every event stream ends cleanly; waiting recv_events answer with what they have.
+      const eventsStopped = events.stop();
       game.closeQueue();
       await Promise.race([waitUntil(() => admission.inUse === 0), sleep(timings.shutdownGraceMs)]);
       killSwitch.stop();
       session.stop();
+      await eventsStopped;
       await game.stop();
       await pool.destroy();
       (server as Server).closeAllConnections();
@@ -280,6 +315,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
       queued: Atomics.load(shared.control, kQueued),
       poolThreads: pool.threads,
       frames: frameStats(shared.stats),
+      events: events.hub.stats,
     }),
     close,
   };

@@ -18,7 +18,7 @@ export interface AuthenticateDeps {
 
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 /** Paths logged as sent; any other is logged as OTHER_PATH (a client may put its token there). */
-const ENDPOINTS = new Set(['/cmd', '/health', '/capabilities']);
+const ENDPOINTS = new Set(['/cmd', '/health', '/capabilities', '/events']);
 const OTHER_PATH = '(other)';
 
 /**
