@@ -40,6 +40,21 @@ t.test('framing: id is the seq, event the kind, data the event JSON; the first w
   sse.close();
 });
 
+t.test('/capabilities lists event_kinds: the bridge’s and the game’s, sorted; a bad declared kind is warned about', async (t) => {
+  const caps = (await (await b.fetch('/capabilities')).json()) as { event_kinds: string[]; mod_version: string };
+  const kinds = caps.event_kinds;
+  t.same(kinds, [...kinds].sort(), 'sorted');
+  for (const kind of ['ping', 'skirmish', 'big', 'command', 'message', 'world_generated', 'world_loaded', 'world_saved', 'enabled_changed']) {
+    t.ok(kinds.includes(kind), kind);
+  }
+  t.equal(new Set(kinds).size, kinds.length, 'each once (the game also declared message)');
+  t.notOk(kinds.includes('Bad Kind'));
+  t.ok(
+    b.logs.some((line) => line.level === 40 && /Bad Kind/.test(String(line.msg))),
+    'one warning names the ignored kind',
+  );
+});
+
 t.test('kinds filter, unknown kinds, bad since, resume by since and Last-Event-ID', async (t) => {
   const start = b.bridge.stats().events.seq;
   const skirmishes = await openSse(b.bridge.port, '/events?kinds=skirmish,big');
