@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { load, startBridgeProcess, startServer, type BridgeProcess, type BridgeStatsReply, type LoadResult } from './lib/processes.ts';
 import { formatTable, writeReport, type Row } from './lib/report.ts';
+import { eventsScenario } from './scenarios/events.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
 const DURATION = values.quick ? 3 : 10;
@@ -329,6 +330,7 @@ if (want('main-thread')) await mainThread();
 if (want('saturation')) await saturation();
 if (want('registry')) await registry();
 if (want('timeout')) await mainThreadTimeout();
+if (want('events')) await eventsScenario(rows, raw, DURATION);
 
 const machine = {
   cpus: cpus().length,

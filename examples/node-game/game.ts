@@ -4,6 +4,8 @@
 import type { GameHost, GameInitOptions, UiState, WorldState } from '../../src/shared/game-module.ts';
 
 export const version = 'sheep-field-1.0.0';
+/** The kinds of event this game emits (docs/events.md); GET /capabilities lists them in event_kinds. */
+export const eventKinds = ['sheep_at_fence'];
 
 const WIDTH = 64;
 const HEIGHT = 64;
@@ -11,6 +13,7 @@ let tick = 0;
 let paused = false;
 let sheep: Array<{ x: number; y: number }> = [];
 let seed = 1;
+let host: GameHost | null = null;
 
 function random(): number {
   // xorshift32: deterministic from the seed
@@ -20,7 +23,8 @@ function random(): number {
   return (seed >>> 0) / 4294967296;
 }
 
-export function init(options: GameInitOptions): void {
+export function init(options: GameInitOptions, gameHost: GameHost): void {
+  host = gameHost;
   seed = options.seed || 1;
   sheep = Array.from({ length: 20 }, () => ({ x: Math.floor(random() * WIDTH), y: Math.floor(random() * HEIGHT) }));
 }
@@ -28,9 +32,15 @@ export function init(options: GameInitOptions): void {
 export function update(): void {
   if (paused) return;
   tick++;
-  for (const s of sheep) {
-    s.x = Math.min(WIDTH - 1, Math.max(0, s.x + Math.round(random() * 2 - 1)));
-    s.y = Math.min(HEIGHT - 1, Math.max(0, s.y + Math.round(random() * 2 - 1)));
+  for (const [index, s] of sheep.entries()) {
+    const x = Math.min(WIDTH - 1, Math.max(0, s.x + Math.round(random() * 2 - 1)));
+    const y = Math.min(HEIGHT - 1, Math.max(0, s.y + Math.round(random() * 2 - 1)));
+    const atFence = x === 0 || y === 0 || x === WIDTH - 1 || y === HEIGHT - 1;
+    const wasAtFence = s.x === 0 || s.y === 0 || s.x === WIDTH - 1 || s.y === HEIGHT - 1;
+    s.x = x;
+    s.y = y;
+    // A global event (no kingdom named): every subscriber may see it.
+    if (atFence && !wasAtFence) host?.emit('sheep_at_fence', { sheep: index, x, y });
   }
 }
 
