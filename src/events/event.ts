@@ -11,7 +11,8 @@ export class StoredEvent implements Audienced {
   readonly tick: number;
   readonly atUtc: string;
   readonly kingdomIds: readonly number[];
-  readonly fields: Record<string, unknown> | undefined;
+  /** The kind's fields until the JSON is built; then only the JSON is kept (history memory). */
+  #fields: Record<string, unknown> | undefined;
   readonly restrict: Restriction | null;
   #json: string | undefined;
   #frame: Uint8Array | undefined;
@@ -30,21 +31,22 @@ export class StoredEvent implements Audienced {
     this.tick = tick;
     this.atUtc = atUtc;
     this.kingdomIds = kingdomIds;
-    this.fields = fields;
+    this.#fields = fields;
     this.restrict = restrict;
   }
 
   /** The event as a plain object: the envelope first; a field may not override it. */
-  toObject(): Record<string, unknown> {
+  #toObject(): Record<string, unknown> {
     const out: Record<string, unknown> = { seq: this.seq, kind: this.kind, tick: this.tick, at_utc: this.atUtc, kingdom_ids: this.kingdomIds };
-    if (this.fields) for (const key of Object.keys(this.fields)) if (!RESERVED.has(key)) out[key] = this.fields[key];
+    const fields = this.#fields;
+    if (fields) for (const key of Object.keys(fields)) if (!RESERVED.has(key)) out[key] = fields[key];
     return out;
   }
 
   get json(): string {
     if (this.#json === undefined) {
       try {
-        this.#json = JSON.stringify(this.toObject());
+        this.#json = JSON.stringify(this.#toObject());
       } catch {
         // A field JSON cannot hold (a BigInt, a cycle): the event keeps its envelope only.
         this.#json = JSON.stringify({
