@@ -14,7 +14,7 @@ const AGENTS = [
   { id: 'zeus', role: 'god' },
   { id: 'owl', role: 'observer' },
   { id: 'bard', role: 'narrator' },
-  { id: 'athena', role: 'faction_player', kingdom_claim: 'id:1' },
+  { id: 'athena', role: 'faction_player', kingdom_claim: 'id:1', objectives: [{ id: 'grow', label: 'Grow', kind: 'reach_units', target: 5 }] },
   { id: 'ares', role: 'faction_player', kingdom_claim: 'id:2' },
   { id: 'pan', role: 'faction_player' },
 ] as const;
@@ -31,7 +31,8 @@ writeFileSync(
     agents: AGENTS.map((a) => ({ ...a, token: secret(a.id) })),
   }),
 );
-const b = await startTestBridge(t, { configDir: dir, game: EVENT_GAME, commandModules: [EVENT_COMMANDS] });
+// Objectives are judged every 100 ms here (1 s by default).
+const b = await startTestBridge(t, { configDir: dir, game: EVENT_GAME, commandModules: [EVENT_COMMANDS], timings: { objectivePollMs: 100 } });
 const as = (id: string, name: string, args?: unknown) => b.cmd(name, args, { headers: { authorization: `Bearer ${secret(id)}` } });
 
 t.test('every role against every kind', async (t) => {
@@ -44,6 +45,13 @@ t.test('every role against every kind', async (t) => {
   t.equal((await as('bard', 'send_message', { to: '*', content: 'hear ye' })).status, 200);
   t.equal((await as('athena', 'turn_advance')).status, 200);
   t.equal((await as('owl', 'get_ui_state')).status, 200);
+  // athena's objective (5 units in kingdom 1) is pending; kingdom 1 reaching 5 units makes it done.
+  await new Promise((resolve) => setTimeout(resolve, 300)); // the watch's baseline
+  t.equal((await as('zeus', 'set_units', { count: 5 })).status, 200);
+  const changed = await as('zeus', 'recv_events', { since_seq: 0, kinds: ['objective_changed'], wait_ms: 10_000 });
+  t.match(changed.body.result.items, [
+    { kind: 'objective_changed', agent_id: 'athena', objective_id: 'grow', status: 'done', previous: 'pending', progress: 5, kingdom_ids: [1] },
+  ]);
 
   const seen: Record<string, Array<Record<string, any>>> = {};
   for (const { id } of AGENTS) {
@@ -71,6 +79,16 @@ t.test('every role against every kind', async (t) => {
       `${id} sees turn_changed`,
     );
   }
+  for (const id of ['zeus', 'owl', 'bard', 'athena'])
+    t.ok(
+      has(id, (e) => e.kind === 'objective_changed'),
+      `${id} sees athena's objective_changed`,
+    );
+  for (const id of ['ares', 'pan'])
+    t.notOk(
+      has(id, (e) => e.kind === 'objective_changed'),
+      `${id} does not: it names kingdom 1`,
+    );
   // Kingdom events: read_all holders all; a faction player its own kingdom's only (fog).
   for (const id of readAll) {
     t.ok(
