@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { load, startBridgeProcess, startServer, type BridgeProcess, type BridgeStatsReply, type LoadResult } from './lib/processes.ts';
 import { formatTable, writeReport, type Row } from './lib/report.ts';
 import { embed } from './scenarios/embed.ts';
+import { eventsScenario } from './scenarios/events.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
 const DURATION = values.quick ? 3 : 10;
@@ -331,6 +332,7 @@ if (want('saturation')) await saturation();
 if (want('registry')) await registry();
 if (want('timeout')) await mainThreadTimeout();
 if (want('embed')) await embed({ rows, raw, quick: Boolean(values.quick) });
+if (want('events')) await eventsScenario(rows, raw, DURATION);
 
 const machine = {
   cpus: cpus().length,

@@ -21,11 +21,14 @@ import { createLogger } from './log/logger.ts';
 import { Session } from './session/session.ts';
 import { loadAgents } from './config/agents.ts';
 import { bridgeInternal } from './commands/internal.ts';
+import { createEvents } from './events/index.ts';
+import type { EventStats } from './events/hub.ts';
 import {
   createSharedState,
   kEnabled,
   kQueued,
   kStopping,
+  kTick,
   kWorldEpoch,
   sActions,
   sBusyFrames,
@@ -76,6 +79,8 @@ export interface BridgeStats {
   /** Actions posted to the game thread and not yet drained. */
   queued: number;
   poolThreads: number;
+  /** decisions §7: the event layer (seq, streams, waiting recv_events, drops). */
+  events: EventStats;
   /** What the dispatcher costs the game thread, handlers excluded (benchmarks report it). */
   frames: {
     frames: number;
@@ -129,6 +134,16 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
   // decisions §4: agents.json switches multi-agent mode on; an invalid one refuses startup.
   const agents = loadAgents(configDir);
   const session = agents ? Session.multiAgent(agents, shared.control, log) : Session.legacy(config.Bridge.token, shared.control, log);
+  // decisions §7: the event layer exists before the game thread, whose first frame already emits.
+  const events = createEvents({
+    history: config.Bridge.event_history,
+    maxStreams: config.Bridge.max_event_streams,
+    multiAgent: session.multiAgent,
+    tick: () => Atomics.load(shared.control, kTick),
+    timings,
+    log,
+  });
+  session.setEventSink((kind, fields, audience) => events.hub.emit(kind, fields, [], audience ? { agents: audience, readAll: false } : null));
 
   const game = await GameThreadHost.start(
     {
@@ -147,8 +162,10 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     },
     shared,
     log,
+    events.publishBatch,
   );
   const ready = game.ready;
+  const eventKinds = events.setGameKinds(ready.eventKinds);
   const system = session.credentials[0]!.caller;
   let claimsEpoch = -1;
   // `auto:N` claims follow the world: resolved at startup and again after every world swap.
@@ -165,6 +182,13 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     void refreshClaims();
   });
   session.start();
+  events.start();
+  if (session.multiAgent) {
+    events.watchObjectives({
+      kingdoms: async () => (await game.submit(bridgeInternal.name, 'kingdoms', null, system)).outcome,
+      judge: (kingdoms) => session.call('objectives', { kingdoms }, system),
+    });
+  }
 
   const info: BridgeInfo = {
     modVersion: MOD_VERSION,
@@ -187,6 +211,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     // Additive to the spec's object: what the game module cannot run, and why (spec rule 3), so a
     // client (gcb mcp) can say "disabled" instead of "unknown".
     disabled_commands: registry.disabled,
+    event_kinds: eventKinds,
   });
 
   const pool = new CommandPool({
@@ -215,6 +240,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
         return { ok: true, value: null };
       },
       session: (name, input, caller) => session.call(name, input, caller),
+      events: (name, input, caller, slot) => events.poolCall(name, input, caller, slot),
     },
   });
 
@@ -226,7 +252,11 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     initial: config.enabled,
     intervalMs: timings.killSwitchReloadMs,
     log,
-    onChange: (enabled) => Atomics.store(shared.control, kEnabled, enabled ? 1 : 0),
+    onChange: (enabled) => {
+      Atomics.store(shared.control, kEnabled, enabled ? 1 : 0);
+      // decisions §7: the kill switch does not stop events; it emits one.
+      events.hub.emit('enabled_changed', { enabled });
+    },
   });
 
   let port = config.Bridge.port;
@@ -242,7 +272,8 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     log,
     maxBodyBytes: config.Bridge.max_body_bytes,
     capabilities,
-    execute: (def, args, caller) => execute(def, args, caller, game, pool),
+    events,
+    execute: (def, args, caller, slot) => execute(def, args, caller, game, pool, slot),
   });
 
   let server: Server;
@@ -250,6 +281,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     server = await listen({ fetch: app.fetch, port, log });
   } catch (err) {
     killSwitch.stop();
+    await events.stop();
     await pool.destroy();
     await game.stop();
     throw err;
@@ -268,10 +300,13 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
       const closed = new Promise<void>((done) => server.close(() => done()));
       server.closeIdleConnections();
       admission.close();
+      // Every event stream ends cleanly; waiting recv_events answer with what they have.
+      const eventsStopped = events.stop();
       game.closeQueue();
       await Promise.race([waitUntil(() => admission.inUse === 0), sleep(timings.shutdownGraceMs)]);
       killSwitch.stop();
       session.stop();
+      await eventsStopped;
       await game.stop();
       await pool.destroy();
       server.closeAllConnections();
@@ -297,6 +332,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
       queued: Atomics.load(shared.control, kQueued),
       poolThreads: pool.threads,
       frames: frameStats(shared.stats),
+      events: events.hub.stats,
     }),
     close,
   };

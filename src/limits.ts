@@ -14,6 +14,10 @@ export interface Timings {
   killSwitchReloadMs: number;
   /** decisions §1: on close, started actions get this long to finish. */
   shutdownGraceMs: number;
+  /** decisions §7: a comment line this often keeps an idle event stream alive. */
+  eventKeepAliveMs: number;
+  /** How often the main loop judges agents' objectives for objective_changed (multi-agent mode). */
+  objectivePollMs: number;
 }
 
 export const DEFAULT_TIMINGS: Readonly<Timings> = Object.freeze({
@@ -23,6 +27,8 @@ export const DEFAULT_TIMINGS: Readonly<Timings> = Object.freeze({
   pulsedRunBudgetMs: 25_000,
   killSwitchReloadMs: 2_000,
   shutdownGraceMs: 5_000,
+  eventKeepAliveMs: 15_000,
+  objectivePollMs: 1_000,
 });
 
 export const LIMITS = Object.freeze({
@@ -62,4 +68,22 @@ export const LIMITS = Object.freeze({
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
   connectionsCheckingIntervalMs: 1_000,
+  /** decisions §7: `[Bridge] event_history` default and range. */
+  eventHistoryDefault: 10_000,
+  eventHistoryMin: 0,
+  eventHistoryMax: 1_000_000,
+  /** decisions §7: `[Bridge] max_event_streams` default and range (streams and waiting recv_events). */
+  maxEventStreamsDefault: 16,
+  maxEventStreamsMin: 1,
+  maxEventStreamsMax: 256,
+  /** decisions §7: bytes an event stream may have waiting for its client before it is closed. */
+  eventStreamBufferBytes: 1024 * 1024,
+  /** Largest write handed to one event stream at a time, so little sits inside the stream machinery. */
+  eventStreamChunkBytes: 64 * 1024,
+  /** Events one game frame may emit; beyond, they are dropped and counted (the sandbox summarises above 256). */
+  eventsPerFrame: 4096,
+  /** decisions §7: recv_events. */
+  recvEventsMaxDefault: 100,
+  recvEventsMaxMax: 1000,
+  recvEventsWaitMaxMs: 25_000,
 });

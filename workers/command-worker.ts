@@ -75,6 +75,10 @@ export default async function runTask(task: PoolTask): Promise<Outcome<unknown>>
         await call({ op: 'enqueue', command: task.command, phase, input, caller: task.caller, ...(onFailure ? { onFailure } : {}) });
       },
       game: loadGame,
+      emit: async (kind, fields) => {
+        await call({ op: 'events', name: 'emit', input: { kind, fields }, caller: task.caller, taskId: task.taskId });
+      },
+      recvEvents: (input) => call({ op: 'events', name: 'recv', input, caller: task.caller, taskId: task.taskId }),
     };
     const value = await (def.pool as (env: PoolEnv<unknown>, frameValue: unknown) => unknown)(env, task.frameValue);
     return { ok: true, value };

@@ -4,6 +4,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { INTERNAL_COMMANDS } from '../src/commands/internal.ts';
 import { loadCommands } from '../src/commands/load.ts';
 import { createDrainer } from '../src/dispatch/drain.ts';
+import { createCollector } from '../src/events/collector.ts';
+import { checkDeclaredKinds, gameEmittableKinds } from '../src/events/kinds.ts';
 import type { GameHost, GameModule } from '../src/shared/game-module.ts';
 import { kStopping, viewSharedState } from '../src/shared/layout.ts';
 import { importModule } from '../src/shared/modules.ts';
@@ -22,8 +24,14 @@ async function main(): Promise<void> {
   if (missing.length > 0) return post({ type: 'fatal', message: missingExportsMessage(exports, missing) });
   const game = exports as unknown as GameModule;
   const commands = await loadCommands(data.commandModules);
-  // decisions §7: events arrive with the event layer (src/events); until then they go nowhere.
-  const host: GameHost = { drainFrame: () => drainer.drainFrame(), stopped, emit: () => {} };
+  // decisions §7: host.emit feeds the collector; the drainer sends its batch once a frame.
+  const events = createCollector({
+    kinds: gameEmittableKinds(checkDeclaredKinds(game.eventKinds).kinds),
+    currentTick: () => game.currentTick(),
+    send: post,
+    warn: (msg, detail) => post({ type: 'log', level: 'warn', msg, detail }),
+  });
+  const host: GameHost = { drainFrame: () => drainer.drainFrame(), stopped, emit: events.emit };
   await game.init(data.init, host);
   const drainer = createDrainer({
     port: data.actionPort,
@@ -31,11 +39,14 @@ async function main(): Promise<void> {
     game,
     commands: new Map([...commands, ...INTERNAL_COMMANDS].map((def) => [def.name, def] as const)),
     timings: data.timings,
+    events,
   });
   const functions = Object.keys(game).filter((key) => typeof (game as unknown as Record<string, unknown>)[key] === 'function');
   const selfDriven = typeof game.run === 'function';
+  // Every game thread starts on a fresh world: at startup, and after a restart (decisions §7).
+  events.emit('world_generated', { ...worldSize(game), seed: data.init.seed, cause: data.restarted ? 'restart' : 'startup' });
   drainer.drainFrame(); // publish the first tick before anyone asks
-  post({ type: 'ready', functions, version: String(game.version ?? '0.0.0'), selfDriven });
+  post({ type: 'ready', functions, version: String(game.version ?? '0.0.0'), selfDriven, eventKinds: game.eventKinds });
 
   parentPort!.on('message', (message: GameThreadControl) => {
     if (message.type === 'stop') {
@@ -52,6 +63,14 @@ async function main(): Promise<void> {
   await stopped;
   drainer.jobs.cancelAll();
   post({ type: 'stopped' });
+}
+
+function worldSize(game: GameModule): { width: number; height: number } | undefined {
+  try {
+    return game.worldSize?.();
+  } catch {
+    return undefined;
+  }
 }
 
 /**

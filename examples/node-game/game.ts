@@ -12,6 +12,8 @@ import { gameRejected } from 'game-control-bridge/game';
 import type { ActorQuery, ActorRow, AssetInfo, GameHost, GameInitOptions, SpawnOutcome, TileReport, UiState, WorldState } from 'game-control-bridge/game';
 
 export const version = 'sheep-field-1.0.0';
+/** The kinds of event this game emits (docs/events.md); GET /capabilities lists them in event_kinds. */
+export const eventKinds = ['sheep_at_fence'];
 
 export const WIDTH = 64;
 export const HEIGHT = 64;
@@ -33,6 +35,7 @@ let paused = false;
 let seed = 1;
 let born = 0;
 let sheep: Sheep[] = [];
+let host: GameHost | null = null;
 
 function random(): number {
   // xorshift32: deterministic from the seed
@@ -59,7 +62,8 @@ function addSheep(x: number, y: number, adult: boolean): Sheep {
 
 // --- Frames (required) --------------------------------------------------------------------------
 
-export function init(options: GameInitOptions): void {
+export function init(options: GameInitOptions, gameHost: GameHost): void {
+  host = gameHost;
   seed = options.seed || 1;
   tick = 0;
   born = 0;
@@ -78,10 +82,13 @@ export function update(): void {
     s.age++;
     const x = Math.min(WIDTH - 1, Math.max(0, s.x + Math.round(random() * 2 - 1)));
     const y = Math.min(HEIGHT - 1, Math.max(0, s.y + Math.round(random() * 2 - 1)));
-    if (!isWater(x, y)) {
-      s.x = x;
-      s.y = y;
-    }
+    if (isWater(x, y)) continue;
+    const atFence = x === 0 || y === 0 || x === WIDTH - 1 || y === HEIGHT - 1;
+    const wasAtFence = s.x === 0 || s.y === 0 || s.x === WIDTH - 1 || s.y === HEIGHT - 1;
+    s.x = x;
+    s.y = y;
+    // A global event (no kingdom named): every subscriber may see it.
+    if (atFence && !wasAtFence) host?.emit('sheep_at_fence', { sheep: s.name, x, y });
   }
 }
 

@@ -30,6 +30,7 @@ import type dismissWindow from '../commands/control/dismiss-window.ts';
 import type generateWorld from '../commands/control/generate-world.ts';
 import type saveWorld from '../commands/control/save-world.ts';
 import type loadWorld from '../commands/control/load-world.ts';
+import type recvEvents from '../commands/read/recv-events.ts';
 
 /** The catalogue (decisions §3), by command name. */
 interface Catalogue {
@@ -61,6 +62,7 @@ interface Catalogue {
   generate_world: typeof generateWorld;
   save_world: typeof saveWorld;
   load_world: typeof loadWorld;
+  recv_events: typeof recvEvents;
 }
 
 export type CommandName = keyof Catalogue;

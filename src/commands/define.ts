@@ -21,6 +21,8 @@ export interface FrameEnv<A> {
   jobs: JobRegistry;
   shared: SharedState;
   timings: Timings;
+  /** decisions §7: the game host's emit (the bridge's frame kinds: world_generated, world_loaded). */
+  emit(kind: string, fields?: Record<string, unknown>, kingdomIds?: readonly number[]): void;
 }
 
 /** What a pool handler gets, on a pool thread. */
@@ -41,6 +43,10 @@ export interface PoolEnv<A> {
   session(name: string, input?: unknown): Promise<unknown>;
   /** The game module, for its pure pool functions (generation, parsing, encoding). */
   game(): Promise<Required<GameModule>>;
+  /** decisions §7: emit a bridge event from a pool step (world_saved once the file is written). */
+  emit(kind: string, fields?: Record<string, unknown>): Promise<void>;
+  /** decisions §7: recv_events, answered by the main loop's event history. */
+  recvEvents(input: unknown): Promise<unknown>;
 }
 
 export interface CommandDef<S extends TObject = TObject, R extends TSchema = TSchema> {

@@ -29,6 +29,7 @@ import dismissWindow from './control/dismiss-window.ts';
 import generateWorld from './control/generate-world.ts';
 import saveWorld from './control/save-world.ts';
 import loadWorld from './control/load-world.ts';
+import recvEvents from './read/recv-events.ts';
 
 export const COMMANDS: readonly CommandDef[] = [
   health, // 1
@@ -59,4 +60,5 @@ export const COMMANDS: readonly CommandDef[] = [
   generateWorld, // 26
   saveWorld, // 27
   loadWorld, // 28
+  recvEvents, // 29 (decisions §7, v0.4)
 ] as unknown as readonly CommandDef[];

@@ -21,6 +21,7 @@ import {
   type SharedState,
 } from '../shared/layout.ts';
 import type { ActionMessage, ActionReply } from '../shared/protocol.ts';
+import type { Collector } from '../events/collector.ts';
 import { JobRegistry } from './jobs.ts';
 
 export interface FrameDrainer {
@@ -41,8 +42,11 @@ export function createDrainer(options: {
   game: GameModule;
   commands: ReadonlyMap<string, CommandDef>;
   timings: Timings;
+  /** decisions §7: the frame's events leave as one batch at the end of drainFrame. */
+  events?: Collector;
 }): FrameDrainer {
   const { port, shared, commands, timings } = options;
+  const emit = options.events?.emit ?? (() => {});
   const { control, entries, startedAt, stats } = shared;
   let handlerMs = 0; // time spent inside handlers this frame, so the stats count only the dispatcher
   const jobs = new JobRegistry(control);
@@ -66,7 +70,7 @@ export function createDrainer(options: {
       finish(toFailure(new Error(`no frame handler ${action.command}.${action.phase}`)));
       return;
     }
-    const env: FrameEnv<unknown> = { game, args: action.input, caller: action.caller, jobs, shared, timings };
+    const env: FrameEnv<unknown> = { game, args: action.input, caller: action.caller, jobs, shared, timings, emit };
     try {
       const h0 = performance.now();
       const value = (handler as (env: FrameEnv<unknown>, input: unknown) => unknown)(env, action.input);
@@ -112,6 +116,7 @@ export function createDrainer(options: {
     publishTick();
     Atomics.add(control, kFrames, 1);
     stats[sFrames]! += 1;
+    options.events?.flush();
   }
 
   function recordFrame(drained: number, overheadMs: number): void {

@@ -2,7 +2,7 @@ import type { Outcome } from '../errors/bridge-error.ts';
 import type { CommandDef } from '../commands/define.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import type { QueueAnswer } from './game-queue.ts';
-import type { CommandPool } from './pool.ts';
+import type { CommandPool, Releasable } from './pool.ts';
 
 export interface Execution {
   outcome: Outcome<unknown>;
@@ -23,9 +23,11 @@ export async function execute(
   caller: CallerContext,
   queue: { submit(command: string, phase: string, input: unknown, caller: CallerContext): Promise<QueueAnswer> },
   pool: CommandPool,
+  /** The request's admission slot: a pool command may give it back early (a waiting recv_events). */
+  slot?: Releasable,
 ): Promise<Execution> {
   if (!def.requiresMainThread) {
-    const answer = await pool.run({ command: def.name, args, caller });
+    const answer = await pool.run({ command: def.name, args, caller }, slot);
     // A worker that died mid-command (OOM, exit, backstop) ran none of the command's own cleanup.
     if (answer.lost && def.onWorkerLost) await queue.submit(def.name, def.onWorkerLost, null, caller);
     return { outcome: answer.outcome, queueWaitMs: 0, runMs: answer.runMs, settled: null };

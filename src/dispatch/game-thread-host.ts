@@ -4,6 +4,7 @@ import type { Failure } from '../errors/bridge-error.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { kStopping, type SharedState } from '../shared/layout.ts';
 import type { GameThreadControl, GameThreadData, GameThreadEvent } from '../shared/protocol.ts';
+import type { EventBatch } from '../events/collector.ts';
 import { moduleUrl } from '../shared/modules.ts';
 import { startThread } from '../shared/start-thread.ts';
 import { GameQueue, type QueueAnswer } from './game-queue.ts';
@@ -28,13 +29,22 @@ export class GameThreadHost {
   readonly #data: Omit<GameThreadData, 'actionPort'>;
   readonly #shared: SharedState;
   readonly #log: Logger;
+  readonly #onEvents: (batch: EventBatch) => void;
   #running: Running | null;
   #stopping = false;
   #restarts = 0;
   #onRestart: () => void = () => {};
 
-  private constructor(ready: ReadyEvent, running: Running, data: Omit<GameThreadData, 'actionPort'>, shared: SharedState, log: Logger) {
+  private constructor(
+    ready: ReadyEvent,
+    running: Running,
+    data: Omit<GameThreadData, 'actionPort'>,
+    shared: SharedState,
+    log: Logger,
+    onEvents: (batch: EventBatch) => void,
+  ) {
     this.ready = ready;
+    this.#onEvents = onEvents;
     this.#running = running;
     this.#data = data;
     this.#shared = shared;
@@ -42,9 +52,15 @@ export class GameThreadHost {
     this.#watch(running);
   }
 
-  static async start(data: Omit<GameThreadData, 'actionPort'>, shared: SharedState, log: Logger): Promise<GameThreadHost> {
-    const { ready, running } = await launch(data, shared, log);
-    return new GameThreadHost(ready, running, data, shared, log);
+  /** `onEvents` gets the game thread's event batches (decisions §7), from the first frame on. */
+  static async start(
+    data: Omit<GameThreadData, 'actionPort'>,
+    shared: SharedState,
+    log: Logger,
+    onEvents: (batch: EventBatch) => void = () => {},
+  ): Promise<GameThreadHost> {
+    const { ready, running } = await launch(data, shared, log, onEvents);
+    return new GameThreadHost(ready, running, data, shared, log, onEvents);
   }
 
   /** Times the thread was restarted after dying. */
@@ -112,7 +128,8 @@ export class GameThreadHost {
 
   async #restart(): Promise<void> {
     try {
-      const { running } = await launch(this.#data, this.#shared, this.#log);
+      // A fresh world: its world_generated event says it replaced a dead thread's (decisions §7).
+      const { running } = await launch({ ...this.#data, restarted: true }, this.#shared, this.#log, this.#onEvents);
       if (this.#stopping) {
         await running.worker.terminate();
         return;
@@ -128,10 +145,19 @@ export class GameThreadHost {
   }
 }
 
-async function launch(data: Omit<GameThreadData, 'actionPort'>, shared: SharedState, log: Logger): Promise<{ ready: ReadyEvent; running: Running }> {
+async function launch(
+  data: Omit<GameThreadData, 'actionPort'>,
+  shared: SharedState,
+  log: Logger,
+  onEvents: (batch: EventBatch) => void,
+): Promise<{ ready: ReadyEvent; running: Running }> {
   const { port1, port2 } = new MessageChannel();
   const workerData: GameThreadData = { ...data, actionPort: port2 };
   const worker = startThread(GAME_THREAD, { workerData, transferList: [port2], name: 'gcb-game' });
+  // Listened to from the start: the first frame's batch (world_generated) comes before 'ready'.
+  worker.on('message', (event: GameThreadEvent) => {
+    if (event.type === 'events') onEvents(event);
+  });
   try {
     const ready = await waitForReady(worker);
     return { ready, running: { worker, port: port1, queue: new GameQueue(port1, shared, data.timings) } };

@@ -18,6 +18,16 @@ export interface PoolHooks {
   enqueue(command: string, phase: string, input: unknown, caller: CallerContext, onFailure?: string): Promise<Outcome<unknown>>;
   /** A call to the session state the main loop owns. */
   session(name: string, input: unknown, caller: CallerContext): Promise<Outcome<unknown>>;
+  /**
+   * decisions §7: the event layer (emit from a pool step, recv_events). `slot` is the admission
+   * slot of the request the task serves, if any: a waiting recv_events gives it back.
+   */
+  events(name: 'emit' | 'recv', input: unknown, caller: CallerContext, slot: Releasable | undefined): Promise<Outcome<unknown>>;
+}
+
+/** An admission slot that can be given back early (Permit.release is idempotent). */
+export interface Releasable {
+  release(): void;
 }
 
 export interface PoolAnswer {
@@ -37,6 +47,8 @@ export class CommandPool {
   readonly #timings: Timings;
   /** Tasks not answered yet → threadId of the worker that started them (null: still queued). */
   readonly #pending = new Map<number, number | null>();
+  /** Tasks' admission slots, for the event layer (a waiting recv_events gives its slot back). */
+  readonly #slots = new Map<number, Releasable>();
   #nextTaskId = 1;
 
   constructor(options: {
@@ -77,9 +89,14 @@ export class CommandPool {
     });
     this.#pool.on('message', (message: PoolHello) => {
       if (message && typeof message === 'object' && 'gcbRpcPort' in message) {
-        serveRpc(message.gcbRpcPort, options.hooks, (taskId) => {
-          if (this.#pending.has(taskId)) this.#pending.set(taskId, message.threadId);
-        });
+        serveRpc(
+          message.gcbRpcPort,
+          options.hooks,
+          (taskId) => {
+            if (this.#pending.has(taskId)) this.#pending.set(taskId, message.threadId);
+          },
+          (taskId) => this.#slots.get(taskId),
+        );
       }
     });
     // A worker that dies fails its own tasks (answered as GAME_CRASH); the pool replaces it.
@@ -98,11 +115,12 @@ export class CommandPool {
    * waiting for a frame held a whole thread. The price: terminating a hung task's worker also fails
    * the tasks that share it (GAME_CRASH), once a task has hung for the whole backstop.
    */
-  async run(task: Omit<PoolTask, 'taskId' | 'deadline'>): Promise<PoolAnswer> {
+  async run(task: Omit<PoolTask, 'taskId' | 'deadline'>, slot?: Releasable): Promise<PoolAnswer> {
     const t0 = performance.now();
     const taskId = this.#nextTaskId++;
     const backstopMs = this.#timings.handlerBackstopMs;
     this.#pending.set(taskId, null);
+    if (slot) this.#slots.set(taskId, slot);
     let timer: NodeJS.Timeout | undefined;
     const backstop = new Promise<'backstop'>((resolve) => (timer = setTimeout(() => resolve('backstop'), backstopMs)));
     const running = this.#pool.run({ ...task, taskId, deadline: sharedNow() + backstopMs } satisfies PoolTask) as Promise<Outcome<unknown>>;
@@ -128,6 +146,7 @@ export class CommandPool {
     } finally {
       clearTimeout(timer);
       this.#pending.delete(taskId);
+      this.#slots.delete(taskId);
     }
   }
 
@@ -136,7 +155,7 @@ export class CommandPool {
   }
 }
 
-function serveRpc(port: MessagePort, hooks: PoolHooks, started: (taskId: number) => void): void {
+function serveRpc(port: MessagePort, hooks: PoolHooks, started: (taskId: number) => void, slotOf: (taskId: number) => Releasable | undefined): void {
   port.on('message', (request: PoolRequest) => {
     if (request.op === 'started') return started(request.taskId);
     const pending =
@@ -144,7 +163,9 @@ function serveRpc(port: MessagePort, hooks: PoolHooks, started: (taskId: number)
         ? hooks.frame(request.command, request.phase, request.input, request.caller)
         : request.op === 'enqueue'
           ? hooks.enqueue(request.command, request.phase, request.input, request.caller, request.onFailure)
-          : hooks.session(request.name, request.input, request.caller);
+          : request.op === 'events'
+            ? hooks.events(request.name, request.input, request.caller, slotOf(request.taskId))
+            : hooks.session(request.name, request.input, request.caller);
     pending.then(
       (outcome) => port.postMessage({ rid: request.rid, outcome } satisfies PoolReply),
       (err: unknown) => port.postMessage({ rid: request.rid, outcome: toFailure(err) } satisfies PoolReply),

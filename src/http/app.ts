@@ -6,6 +6,7 @@ import { fail } from './respond.ts';
 import { capabilitiesRoutes } from './routes/capabilities.ts';
 import { cmdRoutes, type CmdDeps } from './routes/cmd.ts';
 import { healthRoutes, type HealthDeps } from './routes/health.ts';
+import type { EventLayer } from '../events/index.ts';
 
 export type { Env } from './context.ts';
 
@@ -13,6 +14,8 @@ export interface AppDeps extends AuthenticateDeps, CmdDeps, HealthDeps {
   session: AuthenticateDeps['session'] & CmdDeps['session'];
   /** Pre-serialised GET /capabilities body, built once at startup. */
   capabilities: string;
+  /** decisions §7: GET /events and the audit of POST /cmd. */
+  events?: Pick<EventLayer, 'routes' | 'audit'>;
 }
 
 /**
@@ -25,13 +28,21 @@ export function createApp(deps: AppDeps): Hono<Env> {
   app.use('*', authenticate(deps));
   app.route('/', capabilitiesRoutes(deps.capabilities));
   app.route('/', healthRoutes(deps));
+  if (deps.events) {
+    app.use('/cmd', deps.events.audit);
+    app.route('/', deps.events.routes);
+  }
   app.route('/', cmdRoutes(deps));
 
   // decisions §5: any other path or method, after authentication.
   app.all('*', (c) =>
     fail(
       c,
-      { ok: false, code: 'UNKNOWN_COMMAND', message: `no such endpoint: ${c.req.method} ${c.req.path} (endpoints: GET /health, GET /capabilities, POST /cmd)` },
+      {
+        ok: false,
+        code: 'UNKNOWN_COMMAND',
+        message: `no such endpoint: ${c.req.method} ${c.req.path} (endpoints: GET /health, GET /capabilities, GET /events, POST /cmd)`,
+      },
       '',
       {},
     ),

@@ -16,7 +16,7 @@ export interface AuthenticateDeps {
 }
 
 /** Paths logged as sent; any other is logged as OTHER_PATH (a client may put its token there). */
-const ENDPOINTS = new Set(['/cmd', '/health', '/capabilities']);
+const ENDPOINTS = new Set(['/cmd', '/health', '/capabilities', '/events']);
 const OTHER_PATH = '(other)';
 
 /**

@@ -11,6 +11,12 @@ import { kTurnHolder } from '../shared/layout.ts';
 import { MessageBus } from './bus.ts';
 import { evaluateObjectives } from './objectives.ts';
 
+/**
+ * decisions §7: the session's events, handed to the event layer. `audience`: the agents that may
+ * see it (a message goes to its sender and recipients only); undefined: everyone.
+ */
+export type SessionEventSink = (kind: 'turn_changed' | 'message', fields: Record<string, unknown>, audience?: readonly string[]) => void;
+
 interface Agent {
   entry: AgentEntry | null;
   caller: CallerContext;
@@ -37,6 +43,7 @@ export class Session {
   #turn = 0;
   #turnTimer: NodeJS.Timeout | null = null;
   #kingdomOrder: number[] = [];
+  #emit: SessionEventSink = () => {};
 
   /** Legacy mode (no agents.json): one synthetic god agent holding the bridge.toml token. */
   static legacy(token: string, control: Int32Array, log: Logger): Session {
@@ -136,6 +143,11 @@ export class Session {
     }
   }
 
+  /** decisions §7: where turn_changed and message events go. */
+  setEventSink(sink: SessionEventSink): void {
+    this.#emit = sink;
+  }
+
   start(): void {
     if (this.turnBased && this.#turnTimeoutMs !== null) this.#armTurnTimer();
   }
@@ -194,6 +206,7 @@ export class Session {
     this.#publishTurn();
     if (this.#turnTimeoutMs !== null) this.#armTurnTimer();
     this.#log.info({ previous, next: this.turnHolder, forced_by_god: forcedByGod }, 'turn passed');
+    this.#emit('turn_changed', { previous, next: this.turnHolder, forced_by_god: forcedByGod });
     return { previous, next: this.turnHolder, forced_by_god: forcedByGod };
   }
 
@@ -212,11 +225,18 @@ export class Session {
         );
       }
       const recipients = this.#bus.knownIds.filter((id) => id !== caller.agentId);
-      return { seq: this.#bus.send(caller.agentId, recipients, '*', kind, content), recipients, broadcast: true };
+      return this.#sent(caller, recipients, '*', kind, content);
     }
     if (!this.#bus.has(to))
       throw new BridgeError('BAD_ARGS', `unknown recipient '${to}'; known agents: ${this.#bus.knownIds.join(', ')} (or "*" to broadcast)`);
-    return { seq: this.#bus.send(caller.agentId, [to], to, kind, content), recipients: [to], broadcast: false };
+    return this.#sent(caller, [to], to, kind, content);
+  }
+
+  #sent(caller: CallerContext, recipients: string[], to: string, kind: string, content: string) {
+    const seq = this.#bus.send(caller.agentId, recipients, to, kind, content);
+    const broadcast = to === '*';
+    this.#emit('message', { bus_seq: seq, from: caller.agentId, to, message_kind: kind, content, broadcast }, [caller.agentId, ...recipients]);
+    return { seq, recipients, broadcast };
   }
 
   #recv(caller: CallerContext, input: Record<string, unknown>) {

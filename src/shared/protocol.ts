@@ -2,6 +2,7 @@
 // a thread: failures travel as `Failure` (src/errors/bridge-error.ts) and are rebuilt on arrival.
 import type { MessagePort } from 'node:worker_threads';
 import type { Outcome } from '../errors/bridge-error.ts';
+import type { EventBatch } from '../events/collector.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from './caller.ts';
 import type { GameInitOptions } from './game-module.ts';
@@ -53,11 +54,15 @@ export interface GameThreadData {
   timings: Timings;
   /** The dispatcher's end of the action channel. */
   actionPort: MessagePort;
+  /** Started again after the previous thread died (its world_generated event says so). */
+  restarted?: boolean;
 }
 
 /** Game thread → main loop, on the worker's own channel. */
 export type GameThreadEvent =
-  | { type: 'ready'; functions: string[]; version: string; selfDriven: boolean }
+  | { type: 'ready'; functions: string[]; version: string; selfDriven: boolean; eventKinds: unknown }
+  /** decisions §7: one batch a frame, only when the frame emitted something. */
+  | EventBatch
   | { type: 'log'; level: 'warn' | 'error' | 'info'; msg: string; detail?: unknown }
   | { type: 'fatal'; message: string }
   | { type: 'stopped' };
@@ -94,6 +99,8 @@ export type PoolRequest =
   | { rid: number; op: 'frame'; command: string; phase: string; input: unknown; caller: CallerContext }
   | { rid: number; op: 'enqueue'; command: string; phase: string; input: unknown; onFailure?: string; caller: CallerContext }
   | { rid: number; op: 'session'; name: string; input: unknown; caller: CallerContext }
+  /** decisions §7: emit an event from a pool step, or receive events (recv_events); taskId finds the request's admission slot. */
+  | { rid: number; op: 'events'; name: 'emit' | 'recv'; input: unknown; caller: CallerContext; taskId: number }
   | { rid: number; op: 'started'; taskId: number };
 
 export interface PoolReply {

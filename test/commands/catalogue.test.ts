@@ -34,11 +34,13 @@ const CATALOGUE: Array<[name: string, category: string, mainThread: boolean, per
   ['generate_world', 'control', false, { all: ['control_world'] }],
   ['save_world', 'control', true, { all: ['control_world'] }],
   ['load_world', 'control', false, { all: ['control_world'] }],
+  // decisions §7 (v0.4): visibility decides what each caller gets, so no permission is needed.
+  ['recv_events', 'read', false, {}],
 ];
 
-t.test('all 28 commands in catalogue order, with category, thread and permission', async (t) => {
+t.test('all 29 commands in catalogue order (28 of v0.3, recv_events of v0.4), with category, thread and permission', async (t) => {
   const names = COMMANDS.map((c) => c.name);
-  t.equal(names.length, 28);
+  t.equal(names.length, 29);
   t.same(
     names,
     CATALOGUE.map(([name]) => name),

@@ -22,7 +22,8 @@ t.test('first launch writes bridge.toml with a fresh token, mode 0600', async (t
     { ...first.config, Bridge: { ...first.config.Bridge, token: 'x' } },
     {
       enabled: true,
-      Bridge: { host: '127.0.0.1', port: 8723, max_concurrent_requests: 8, token: 'x', max_body_bytes: 1048576 },
+      // event_history and max_event_streams: decisions §7 (v0.4).
+      Bridge: { host: '127.0.0.1', port: 8723, max_concurrent_requests: 8, token: 'x', max_body_bytes: 1048576, event_history: 10000, max_event_streams: 16 },
       Game: { suppress_startup_window: true, fps: 60, saves_dir: 'saves', seed: 1234 },
     },
     'the documented defaults',
@@ -59,6 +60,21 @@ const refused: Array<[string, string, RegExp]> = [
   ['max_concurrent_requests not an integer', `[Bridge]\nmax_concurrent_requests = "8"\ntoken = "${TOKEN}"`, /\[Bridge\] max_concurrent_requests = "8"/],
   ['port 70000', `[Bridge]\nport = 70000\ntoken = "${TOKEN}"`, /\[Bridge\] port = 70000 is not allowed; allowed: an integer from 1 to 65535/],
   ['fps 0', `[Bridge]\ntoken = "${TOKEN}"\n[Game]\nfps = 0`, /\[Game\] fps = 0 is not allowed; allowed: an integer from 1 to 240/],
+  [
+    'event_history over a million',
+    `[Bridge]\ntoken = "${TOKEN}"\nevent_history = 1000001`,
+    /\[Bridge\] event_history = 1000001 is not allowed; allowed: an integer from 0 to 1000000/,
+  ],
+  [
+    'max_event_streams 0',
+    `[Bridge]\ntoken = "${TOKEN}"\nmax_event_streams = 0`,
+    /\[Bridge\] max_event_streams = 0 is not allowed; allowed: an integer from 1 to 256/,
+  ],
+  [
+    'max_event_streams 257',
+    `[Bridge]\ntoken = "${TOKEN}"\nmax_event_streams = 257`,
+    /\[Bridge\] max_event_streams = 257 is not allowed; allowed: an integer from 1 to 256/,
+  ],
   ['enabled not a boolean', `enabled = "yes"\n[Bridge]\ntoken = "${TOKEN}"`, /enabled = "yes" is not allowed; allowed: true or false/],
   ['short token', `[Bridge]\ntoken = "abc"`, /\[Bridge\] token is not allowed \(value not shown\)/],
   ['missing token', `[Bridge]\nport = 9000`, /\[Bridge\] token is missing/],

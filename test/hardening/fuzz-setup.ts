@@ -52,4 +52,5 @@ export const TEST_CAPS: Readonly<Record<string, number>> = Object.freeze({
   count: 20, // spawn
   radius: 24, // paint_tile, invoke_power
   limit: 600, // query_actors
+  wait_ms: 20, // recv_events: up to 25 s of waiting per request
 });

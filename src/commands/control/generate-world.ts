@@ -25,7 +25,11 @@ export default defineCommand({
   binds: ['generateWorld', 'installWorld'],
   requiresMainThread: false,
   phases: {
-    install: ({ game, shared }, snapshot: WorldSnapshot): InstalledWorld => installWorld(game, shared, snapshot),
+    install: ({ game, shared, emit }, snapshot: WorldSnapshot): InstalledWorld => {
+      const installed = installWorld(game, shared, snapshot);
+      emit('world_generated', { ...installed, cause: 'generate_world' });
+      return installed;
+    },
   },
   pool: async (env) => {
     const seed = env.args.seed ?? randomInt(0, MAX_SEED + 1);

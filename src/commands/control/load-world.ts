@@ -40,9 +40,10 @@ export default defineCommand({
   phases: {
     mark_loading: ({ game }) => game.setWorldLoading(true),
     clear_loading: ({ game }) => game.setWorldLoading(false),
-    install: ({ game, shared }, snapshot: WorldSnapshot) => {
+    install: ({ game, shared, emit }, snapshot: WorldSnapshot) => {
       const installed = installWorld(game, shared, snapshot);
       game.setWorldLoading(false);
+      emit('world_loaded', { ...installed });
       return installed;
     },
   },

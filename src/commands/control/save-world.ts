@@ -27,11 +27,13 @@ export default defineCommand({
     if (game.getUiState().world_loading) throw gameRejected('a world is loading: save_world is refused until the new world is live', 'WorldLoading');
     return game.snapshotWorld();
   },
-  pool: async ({ args, info, game: loadGame }, snapshot: WorldSnapshot) => {
+  pool: async ({ args, info, game: loadGame, emit }, snapshot: WorldSnapshot) => {
     const compress = args.compress ?? true;
     const game = await loadGame();
     const bytes = game.encodeSave(snapshot, compress);
     const path = await writeSave(info.savesDir, args.folder, bytes);
+    // decisions §7: once the file is written (never the machine's path: the folder names it).
+    await emit('world_saved', { folder: args.folder, compressed: compress, bytes: bytes.byteLength });
     return { saved: true, folder: args.folder, path, compressed: compress, bytes: bytes.byteLength };
   },
 });

@@ -5,6 +5,7 @@ import { missingPermission } from '../../auth/permissions.ts';
 import type { CommandDef } from '../../commands/define.ts';
 import type { CommandRegistry } from '../../commands/registry.ts';
 import type { Execution } from '../../dispatch/execute.ts';
+import type { Releasable } from '../../dispatch/pool.ts';
 import { failureOf, toFailure } from '../../errors/bridge-error.ts';
 import type { Session } from '../../session/session.ts';
 import type { CallerContext } from '../../shared/caller.ts';
@@ -22,7 +23,8 @@ export interface CmdDeps {
   session: Pick<Session, 'checkTurn'>;
   shared: SharedState;
   maxBodyBytes: number;
-  execute(def: CommandDef, args: unknown, caller: CallerContext): Promise<Execution>;
+  /** `slot`: the request's admission slot, which a waiting recv_events gives back (decisions §7). */
+  execute(def: CommandDef, args: unknown, caller: CallerContext, slot: Releasable): Promise<Execution>;
 }
 
 /**
@@ -69,6 +71,7 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     const request = parseCommandBody(bytes);
     if (request instanceof Error) return fail(c, failureOf(request), '', {});
     const { name, args } = request;
+    c.set('cmdRequest', request);
     const registered = deps.registry.get(name);
     // Only a registered name is logged: an unknown one is whatever the client sent.
     if (registered) line.command = name;
@@ -103,7 +106,7 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
       }
       const turn = deps.session.checkTurn(def, caller);
       if (turn !== null) return fail(c, failureOf(turn), name, args);
-      const run = await deps.execute(def, args, caller);
+      const run = await deps.execute(def, args, caller, permit);
       holdUntil = run.settled;
       line.queue_wait_ms = round(run.queueWaitMs);
       line.run_ms = round(run.runMs);

@@ -1,0 +1,111 @@
+// The game-thread half of the event layer: what stands behind `host.emit` (decisions §7). Events
+// are stamped and kept in a per-frame buffer; once a frame, one message carries the whole batch
+// to the main loop (no message per event, none for an empty frame). The main loop numbers them.
+import { LIMITS } from '../limits.ts';
+
+/** One event as it crosses to the main loop; the main loop adds seq and at_utc. */
+export interface RawEvent {
+  kind: string;
+  tick: number;
+  fields: Record<string, unknown> | undefined;
+  kingdomIds: number[];
+}
+
+/** Game thread → main loop, once a frame at most. */
+export interface EventBatch {
+  type: 'events';
+  events: RawEvent[];
+  /** Date.now() when the batch left: at_utc of its events. */
+  at: number;
+  /** Events refused this frame because the buffer was full. */
+  dropped: number;
+}
+
+export interface Collector {
+  /** host.emit: cheap, never throws into game code. */
+  emit(kind: string, fields?: Record<string, unknown>, kingdomIds?: readonly number[]): void;
+  /** End of a frame: hand the batch over (nothing when there is none). */
+  flush(): void;
+}
+
+export function createCollector(options: {
+  /** Kinds the game may emit: the bridge's frame kinds plus the game's declared ones. */
+  kinds: ReadonlySet<string>;
+  currentTick(): number;
+  send(batch: EventBatch): void;
+  warn(message: string, detail?: Record<string, unknown>): void;
+  /** Per-frame bound (default LIMITS.eventsPerFrame). */
+  maxPerFrame?: number;
+}): Collector {
+  const { kinds, send, warn } = options;
+  const maxPerFrame = options.maxPerFrame ?? LIMITS.eventsPerFrame;
+  const warned = new Set<string>();
+  let events: RawEvent[] = [];
+  let dropped = 0;
+  let droppedWarned = false;
+
+  function emit(kind: string, fields?: Record<string, unknown>, kingdomIds?: readonly number[]): void {
+    if (!kinds.has(kind)) {
+      // decisions §7: a game declares its kinds; an undeclared one is dropped, said once per kind.
+      if (!warned.has(kind) && warned.size < 1000) {
+        warned.add(kind);
+        warn(`event kind '${String(kind).slice(0, 64)}' is not declared in the game's eventKinds; its events are dropped`, { kind: String(kind).slice(0, 64) });
+      }
+      return;
+    }
+    if (events.length >= maxPerFrame) {
+      dropped++;
+      return;
+    }
+    let ids: number[] = EMPTY;
+    if (kingdomIds !== undefined && kingdomIds.length > 0) {
+      ids = [];
+      for (const id of kingdomIds) if (Number.isInteger(id)) ids.push(id);
+    }
+    events.push({ kind, tick: options.currentTick() | 0, fields: fields !== null && typeof fields === 'object' ? fields : undefined, kingdomIds: ids });
+  }
+
+  function flush(): void {
+    if (events.length === 0 && dropped === 0) return;
+    const batch: EventBatch = { type: 'events', events, at: Date.now(), dropped };
+    if (dropped > 0 && !droppedWarned) {
+      droppedWarned = true;
+      warn(`a frame emitted more than ${maxPerFrame} events; the rest were dropped (counted, not reported again)`, { dropped });
+    }
+    events = [];
+    dropped = 0;
+    try {
+      send(batch);
+    } catch {
+      // A field that cannot be cloned (a function, a class instance with private state) sinks the
+      // whole message: send the events that can be cloned, drop the others with one warning.
+      sendCloneable(batch);
+    }
+  }
+
+  function sendCloneable(batch: EventBatch): void {
+    const kept: RawEvent[] = [];
+    for (const event of batch.events) {
+      try {
+        structuredClone(event.fields);
+        kept.push(event);
+      } catch {
+        batch.dropped++;
+        if (!warned.has(`\0clone:${event.kind}`)) {
+          warned.add(`\0clone:${event.kind}`);
+          warn(`an event of kind '${event.kind}' carried fields that cannot be copied to the main loop (plain JSON data only); dropped`, { kind: event.kind });
+        }
+      }
+    }
+    batch.events = kept;
+    try {
+      send(batch);
+    } catch (err) {
+      warn(`an event batch could not be sent: ${(err as Error).message}`);
+    }
+  }
+
+  return { emit, flush };
+}
+
+const EMPTY: number[] = [];

@@ -1,0 +1,372 @@
+// The main-loop half of the event layer (decisions §7): one seq counter, the history ring, the
+// fan-out to event streams, and recv_events' answers and waits. Everything here runs on the main
+// loop, so a batch is numbered, kept and offered to every subscriber in one turn, in seq order.
+import type { Logger } from 'pino';
+import { nearest, type Failure, type Outcome } from '../errors/bridge-error.ts';
+import { LIMITS } from '../limits.ts';
+import type { CallerContext } from '../shared/caller.ts';
+import { canSee, READ_ALL_ONLY, type Restriction } from './audience.ts';
+import type { EventBatch } from './collector.ts';
+import { StoredEvent } from './event.ts';
+import { EventRing } from './ring.ts';
+import { isFailure, StreamSlots, type StreamLease } from './stream-slots.ts';
+import { Subscriber, type EndReason, type StreamSink } from './subscriber.ts';
+
+export interface RecvArgs {
+  since_seq?: number;
+  kinds?: string[];
+  max?: number;
+  wait_ms?: number;
+}
+
+export interface RecvResult {
+  /** The events as JSON text (the pool step parses them: the JSON is built once per event). */
+  items: string[];
+  count: number;
+  next_cursor: number;
+  oldest_seq: number;
+  gap?: { from: number; to: number };
+}
+
+export interface EventStats {
+  /** The last seq handed out. */
+  seq: number;
+  streams: number;
+  waiting: number;
+  published: number;
+  /** Events the game thread dropped (per-frame bound or uncopyable fields). */
+  dropped: number;
+  /** Streams closed because their client fell a whole buffer behind. */
+  overflowed: number;
+}
+
+/** Something that gives an admission slot back (cmd's permit). */
+interface Releasable {
+  release(): void;
+}
+
+interface Waiter {
+  caller: CallerContext;
+  kinds: ReadonlySet<string> | null;
+  args: Required<Pick<RecvArgs, 'since_seq' | 'max'>>;
+  lease: StreamLease;
+  timer: NodeJS.Timeout;
+  resolve(outcome: Outcome<RecvResult>): void;
+}
+
+const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
+
+export class EventHub {
+  readonly slots: StreamSlots;
+  readonly #ring: EventRing<StoredEvent>;
+  readonly #log: Logger;
+  readonly #tick: () => number;
+  readonly #keepAliveMs: number;
+  readonly #subscribers = new Set<Subscriber>();
+  readonly #leases = new Map<Subscriber, StreamLease>();
+  readonly #waiters = new Set<Waiter>();
+  #kinds: ReadonlySet<string>;
+  #kindList: string[];
+  #seq = 0;
+  #published = 0;
+  #dropped = 0;
+  #overflowed = 0;
+  #keepAlive: NodeJS.Timeout | null = null;
+  #stopped = false;
+
+  constructor(options: {
+    history: number;
+    maxStreams: number;
+    multiAgent: boolean;
+    /** The world tick now (shared memory), for the main loop's own events. */
+    tick(): number;
+    keepAliveMs: number;
+    log: Logger;
+    /** Every kind known (the bridge's and the game's); set again once the game's are known. */
+    kinds?: readonly string[];
+  }) {
+    this.#ring = new EventRing(options.history);
+    this.slots = new StreamSlots(options.maxStreams, options.multiAgent);
+    this.#tick = options.tick;
+    this.#keepAliveMs = options.keepAliveMs;
+    this.#log = options.log;
+    this.#kindList = [...(options.kinds ?? [])];
+    this.#kinds = new Set(this.#kindList);
+  }
+
+  /** The kinds filters may name (/capabilities event_kinds). */
+  setKinds(kinds: readonly string[]): void {
+    this.#kindList = [...kinds];
+    this.#kinds = new Set(kinds);
+  }
+
+  get stats(): EventStats {
+    return {
+      seq: this.#seq,
+      streams: this.#subscribers.size,
+      waiting: this.#waiters.size,
+      published: this.#published,
+      dropped: this.#dropped,
+      overflowed: this.#overflowed,
+    };
+  }
+
+  start(): void {
+    // decisions §7: a comment line keeps idle streams alive; one timer for every stream.
+    this.#keepAlive = setInterval(() => {
+      for (const subscriber of this.#subscribers) subscriber.offerRaw(KEEP_ALIVE);
+    }, this.#keepAliveMs);
+    this.#keepAlive.unref();
+  }
+
+  /**
+   * Closing the bridge: every stream ends cleanly (what is buffered is written, then the end of the
+   * response); waiting recv_events answer with what they have. A client that does not read cannot
+   * be ended cleanly: after `graceMs` its connection is dropped.
+   */
+  async stop(graceMs = 200): Promise<void> {
+    this.#stopped = true;
+    if (this.#keepAlive) clearInterval(this.#keepAlive);
+    for (const waiter of this.#waiters) this.#answer(waiter);
+    const subscribers = [...this.#subscribers];
+    for (const subscriber of subscribers) subscriber.end('closed');
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
+    const ended = await Promise.race([Promise.all(subscribers.map((s) => s.done)), graceOver]);
+    clearTimeout(timer);
+    if (ended === 'late') for (const subscriber of subscribers) subscriber.destroy();
+  }
+
+  /** A batch from the game thread: numbered, kept and fanned out in this turn. */
+  publishBatch(batch: EventBatch): void {
+    if (batch.dropped > 0) this.#dropped += batch.dropped;
+    if (batch.events.length === 0) return;
+    const atUtc = new Date(batch.at).toISOString();
+    const events: StoredEvent[] = new Array<StoredEvent>(batch.events.length);
+    for (let i = 0; i < batch.events.length; i++) {
+      const raw = batch.events[i]!;
+      events[i] = this.#store(raw.kind, raw.tick, atUtc, raw.kingdomIds, raw.fields, null);
+    }
+    this.#fanOut(events);
+  }
+
+  /**
+   * A main-loop event (enabled_changed, turn_changed, message, objective_changed, command,
+   * agents_reloaded, agents_reload_failed). `restrict` narrows its audience (audience.ts).
+   */
+  emit(kind: string, fields?: Record<string, unknown>, kingdomIds: readonly number[] = [], restrict: Restriction | null = null): void {
+    const event = this.#store(kind, this.#tick(), new Date().toISOString(), kingdomIds, fields, restrict);
+    this.#fanOut([event]);
+  }
+
+  /** decisions §10: what agents.json reload emits, seen by read_all holders only. */
+  emitReadAllOnly(kind: 'agents_reloaded' | 'agents_reload_failed', fields: Record<string, unknown>): void {
+    this.emit(kind, fields, [], READ_ALL_ONLY);
+  }
+
+  /** decisions §10: a removed agent's streams close (and its waiting recv_events answer). */
+  closeAgent(agentId: string): void {
+    for (const subscriber of this.#subscribers) if (subscriber.caller.agentId === agentId) subscriber.end('removed');
+    for (const waiter of this.#waiters) if (waiter.caller.agentId === agentId) this.#answer(waiter);
+  }
+
+  /**
+   * decisions §10: after agents.json is read again, every stream and waiter follows its agent's
+   * new context (role, permissions, claim); one whose agent is gone is closed.
+   */
+  rebindCallers(current: (agentId: string) => CallerContext | null): void {
+    for (const subscriber of this.#subscribers) {
+      const caller = current(subscriber.caller.agentId);
+      if (caller === null) subscriber.end('removed');
+      else subscriber.caller = caller;
+    }
+    for (const waiter of this.#waiters) {
+      const caller = current(waiter.caller.agentId);
+      if (caller === null) this.#answer(waiter);
+      else waiter.caller = caller;
+    }
+  }
+
+  /** Parses a `kinds` list; an unknown kind is BAD_ARGS with did_you_mean (decisions §7). */
+  parseKinds(list: readonly string[] | undefined, where: string): ReadonlySet<string> | null | Failure {
+    if (list === undefined) return null;
+    const kinds = new Set<string>();
+    for (const kind of list) {
+      if (kind === '') continue;
+      if (!this.#kinds.has(kind)) {
+        const shown = kind.length > 64 ? `${kind.slice(0, 64)}…` : kind;
+        const failure: Failure = {
+          ok: false,
+          code: 'BAD_ARGS',
+          message: `${where}: unknown event kind '${shown}' (GET /capabilities lists event_kinds)`,
+        };
+        // decisions §11: suggestions only for values of at most 64 characters.
+        if (kind.length <= 64) failure.did_you_mean = nearest(kind, this.#kindList, 5);
+        return failure;
+      }
+      kinds.add(kind);
+    }
+    return kinds.size === 0 ? null : kinds;
+  }
+
+  /**
+   * GET /events: a new stream from `since` (undefined: live only). The caller has its stream slot
+   * already. Returns the subscriber; its `done` settles when the stream has ended.
+   */
+  subscribe(options: {
+    caller: CallerContext;
+    kinds: ReadonlySet<string> | null;
+    since: number | undefined;
+    sink: StreamSink;
+    lease: StreamLease;
+  }): Subscriber {
+    const { caller, kinds } = options;
+    const backlog: StoredEvent[] = [];
+    let preamble: Uint8Array | null = null;
+    if (options.since !== undefined) {
+      const since = Math.min(options.since, this.#seq);
+      const gap = this.#gapAfter(since);
+      if (gap) preamble = Buffer.from(`event: gap\ndata: ${JSON.stringify(gap)}\n\n`);
+      this.#ring.forEachAfter(since, (event) => {
+        if ((kinds === null || kinds.has(event.kind)) && canSee(caller, event)) backlog.push(event);
+        return true;
+      });
+    }
+    const subscriber = new Subscriber({
+      caller,
+      kinds,
+      sink: options.sink,
+      preamble,
+      backlog,
+      limitBytes: LIMITS.eventStreamBufferBytes,
+      chunkBytes: LIMITS.eventStreamChunkBytes,
+      onEnd: (s, reason) => this.#ended(s, reason),
+    });
+    if (this.#stopped) {
+      options.lease.release();
+      subscriber.end('closed');
+      return subscriber;
+    }
+    this.#subscribers.add(subscriber);
+    this.#leases.set(subscriber, options.lease);
+    return subscriber;
+  }
+
+  /**
+   * recv_events on the main loop. With wait_ms and nothing to return yet, the request takes a
+   * stream slot (decisions §7: waiting recv_events count toward max_event_streams), gives its
+   * admission slot back, and waits for a matching event or the deadline.
+   */
+  recv(input: RecvArgs, caller: CallerContext, slot: Releasable | undefined): Promise<Outcome<RecvResult>> | Outcome<RecvResult> {
+    const kinds = this.parseKinds(input.kinds, 'args.kinds');
+    if (kinds !== null && 'ok' in kinds) return kinds;
+    const args = { since_seq: input.since_seq ?? 0, max: input.max ?? LIMITS.recvEventsMaxDefault };
+    const waitMs = Math.min(input.wait_ms ?? 0, LIMITS.recvEventsWaitMaxMs);
+    const first = this.#query(args, kinds, caller);
+    if (first.count > 0 || waitMs <= 0 || this.#stopped) return { ok: true, value: first };
+    const lease = this.slots.take(caller.agentId);
+    if (isFailure(lease)) return lease;
+    // The slot goes back only now, after admission, permission and the first look: from here the
+    // request holds no admission slot (the permit's release is idempotent; cmd's finally is a no-op).
+    slot?.release();
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        caller,
+        kinds,
+        args,
+        lease,
+        resolve,
+        timer: setTimeout(() => this.#answer(waiter), waitMs),
+      };
+      this.#waiters.add(waiter);
+    });
+  }
+
+  #store(
+    kind: string,
+    tick: number,
+    atUtc: string,
+    kingdomIds: readonly number[],
+    fields: Record<string, unknown> | undefined,
+    restrict: Restriction | null,
+  ): StoredEvent {
+    const event = new StoredEvent(++this.#seq, kind, tick, atUtc, kingdomIds, fields, restrict);
+    this.#ring.push(event);
+    this.#published++;
+    return event;
+  }
+
+  #fanOut(events: readonly StoredEvent[]): void {
+    for (const subscriber of this.#subscribers) {
+      for (const event of events) if (subscriber.wants(event)) subscriber.offer(event);
+    }
+    if (this.#waiters.size === 0) return;
+    for (const waiter of this.#waiters) {
+      for (const event of events) {
+        if ((waiter.kinds === null || waiter.kinds.has(event.kind)) && canSee(waiter.caller, event)) {
+          this.#answer(waiter);
+          break;
+        }
+      }
+    }
+  }
+
+  #answer(waiter: Waiter): void {
+    if (!this.#waiters.delete(waiter)) return;
+    clearTimeout(waiter.timer);
+    waiter.lease.release();
+    waiter.resolve({ ok: true, value: this.#query(waiter.args, waiter.kinds, waiter.caller) });
+  }
+
+  /**
+   * Events after since_seq the caller may see, oldest first, at most max. next_cursor is the seq to
+   * ask from next time: the last one returned, or, when fewer than max matched, the newest seq looked
+   * at, so events the caller cannot see are not scanned again.
+   */
+  #query(args: { since_seq: number; max: number }, kinds: ReadonlySet<string> | null, caller: CallerContext): RecvResult {
+    const since = Math.min(args.since_seq, this.#seq);
+    const items: string[] = [];
+    let cursor = since;
+    let full = false;
+    this.#ring.forEachAfter(since, (event) => {
+      if ((kinds === null || kinds.has(event.kind)) && canSee(caller, event)) {
+        items.push(event.json);
+        if (items.length === args.max) {
+          cursor = event.seq;
+          full = true;
+          return false;
+        }
+      }
+      return true;
+    });
+    if (!full) cursor = this.#seq;
+    const result: RecvResult = { items, count: items.length, next_cursor: cursor, oldest_seq: this.#oldestSeq() };
+    const gap = this.#gapAfter(since);
+    if (gap) result.gap = gap;
+    return result;
+  }
+
+  /** The oldest seq kept; with nothing kept, the next seq to come. */
+  #oldestSeq(): number {
+    return this.#ring.oldestSeq ?? this.#seq + 1;
+  }
+
+  /** decisions §7: events after `since` that the history no longer holds. */
+  #gapAfter(since: number): { from: number; to: number } | null {
+    const oldest = this.#oldestSeq();
+    return since + 1 < oldest ? { from: since + 1, to: oldest - 1 } : null;
+  }
+
+  #ended(subscriber: Subscriber, reason: EndReason): void {
+    this.#subscribers.delete(subscriber);
+    this.#leases.get(subscriber)?.release();
+    this.#leases.delete(subscriber);
+    if (reason === 'overflow') {
+      this.#overflowed++;
+      this.#log.warn(
+        { agent: subscriber.caller.agentId, buffer_bytes: LIMITS.eventStreamBufferBytes },
+        'an event stream fell a whole buffer behind its client and was closed; the client can resume with Last-Event-ID',
+      );
+    }
+  }
+}

@@ -1,0 +1,112 @@
+// The event layer on the main loop (decisions §7): the hub, GET /events, the audit of POST /cmd,
+// and the hooks the rest of the bridge feeds it through. bridge.ts wires it; start()/stop() are
+// its lifecycle.
+import type { Hono, MiddlewareHandler } from 'hono';
+import type { Logger } from 'pino';
+import type { Outcome } from '../errors/bridge-error.ts';
+import type { Env } from '../http/context.ts';
+import type { Timings } from '../limits.ts';
+import type { CallerContext } from '../shared/caller.ts';
+import { sanitizeArgs, shownName } from './audit.ts';
+import { allKinds, checkDeclaredKinds } from './kinds.ts';
+import { EventHub, type RecvArgs } from './hub.ts';
+import { watchObjectives, type ObjectiveWatch } from './objectives.ts';
+import { eventsRoutes } from './routes.ts';
+import type { EventBatch } from './collector.ts';
+
+export { EventHub } from './hub.ts';
+
+export interface EventLayer {
+  readonly hub: EventHub;
+  /** GET /events, mounted with app.route(). */
+  readonly routes: Hono<Env>;
+  /** POST /cmd middleware: a `command` audit event per answer. */
+  readonly audit: MiddlewareHandler<Env>;
+  /** The game's declared kinds (its `eventKinds`): checked, warned about, added. Returns /capabilities event_kinds. */
+  setGameKinds(declared: unknown): string[];
+  /** Batches from the game thread. */
+  publishBatch(batch: EventBatch): void;
+  /** The pool's `events` calls: emit from a pool step, recv_events. */
+  poolCall(name: 'emit' | 'recv', input: unknown, caller: CallerContext, slot: { release(): void } | undefined): Promise<Outcome<unknown>>;
+  /** objective_changed: start judging objectives on a timer (multi-agent mode). */
+  watchObjectives(source: { kingdoms(): Promise<Outcome<unknown>>; judge(kingdoms: unknown): Promise<Outcome<unknown>> }): void;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export function createEvents(options: { history: number; maxStreams: number; multiAgent: boolean; tick(): number; timings: Timings; log: Logger }): EventLayer {
+  const { log, timings } = options;
+  const hub = new EventHub({
+    history: options.history,
+    maxStreams: options.maxStreams,
+    multiAgent: options.multiAgent,
+    tick: options.tick,
+    keepAliveMs: timings.eventKeepAliveMs,
+    log,
+    kinds: allKinds([]),
+  });
+  let objectives: ObjectiveWatch | null = null;
+
+  const audit: MiddlewareHandler<Env> = async function auditCommand(c, next) {
+    if (c.req.method !== 'POST') return next();
+    const t0 = performance.now();
+    await next();
+    const request = c.get('cmdRequest');
+    // recv_events is not audited: a long-poll that saw its own audit record would never wait.
+    if (request?.name === 'recv_events') return;
+    const line = c.get('line');
+    const caller = c.get('caller');
+    hub.emit(
+      'command',
+      {
+        agent: caller.agentId,
+        name: request ? shownName(request.name) : null,
+        args: request ? sanitizeArgs(request.args) : null,
+        ok: line.status === 200,
+        code: line.code,
+        status: line.status,
+        ms: Math.round((performance.now() - t0) * 100) / 100,
+      },
+      [],
+      // decisions §7: read_all holders and the agent that sent it.
+      { agents: [caller.agentId], readAll: true },
+    );
+  };
+
+  return {
+    hub,
+    routes: eventsRoutes(hub),
+    audit,
+    setGameKinds(declared) {
+      const { kinds, ignored } = checkDeclaredKinds(declared);
+      for (const { kind, reason } of ignored) log.warn({ kind: kind.slice(0, 64) }, `the game's eventKinds entry '${kind.slice(0, 64)}' is ignored: ${reason}`);
+      const all = allKinds(kinds);
+      hub.setKinds(all);
+      return all;
+    },
+    publishBatch: (batch) => hub.publishBatch(batch),
+    async poolCall(name, input, caller, slot) {
+      if (name === 'recv') return hub.recv(input as RecvArgs, caller, slot);
+      const { kind, fields } = input as { kind: string; fields?: Record<string, unknown> };
+      // Pool steps emit the bridge's frame kinds only (world_saved); never a main-loop kind.
+      if (kind !== 'world_saved') return { ok: false, code: 'BAD_ARGS', message: `a pool step may not emit '${kind}'` };
+      hub.emit(kind, fields);
+      return { ok: true, value: null };
+    },
+    watchObjectives(source) {
+      objectives?.stop();
+      objectives = watchObjectives({
+        intervalMs: timings.objectivePollMs,
+        kingdoms: source.kingdoms,
+        judge: source.judge,
+        emit: (fields, kingdomIds) => hub.emit('objective_changed', fields, kingdomIds),
+        log,
+      });
+    },
+    start: () => hub.start(),
+    async stop() {
+      objectives?.stop();
+      await hub.stop();
+    },
+  };
+}

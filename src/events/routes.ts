@@ -1,0 +1,52 @@
+// GET /events (decisions §7): Server-Sent Events through hono's streaming helper. Authentication,
+// Host and Origin are the app's shared middleware (401 before anything); a stream holds no
+// admission slot and the kill switch does not stop it, but streams count toward max_event_streams.
+import { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { Failure } from '../errors/bridge-error.ts';
+import { header, type AppContext, type Env } from '../http/context.ts';
+import { fail } from '../http/respond.ts';
+import type { EventHub } from './hub.ts';
+import { isFailure } from './stream-slots.ts';
+import type { StreamSink } from './subscriber.ts';
+
+const SEQ = /^\d{1,15}$/;
+
+export function eventsRoutes(hub: EventHub): Hono<Env> {
+  return new Hono<Env>().get('/events', (c) => {
+    const caller = c.get('caller');
+    const kinds = hub.parseKinds(c.req.query('kinds')?.split(','), 'kinds');
+    if (kinds !== null && 'ok' in kinds) return fail(c, kinds, '', {});
+    // Last-Event-ID is what a reconnecting EventSource sends, newer than the since of its URL.
+    const since = resumePoint(c);
+    if (typeof since === 'object') return fail(c, since, '', {});
+    const lease = hub.slots.take(caller.agentId);
+    if (isFailure(lease)) return fail(c, lease, '', {});
+    c.get('line').status = 200;
+    c.header('x-request-id', c.get('rid'));
+    return streamSSE(c, async (stream) => {
+      const outgoing = c.env?.outgoing;
+      const sink: StreamSink = {
+        write: (chunk) => stream.write(chunk),
+        close: () => stream.close(),
+        // A client that stopped reading cannot be ended cleanly: drop its connection.
+        destroy: () => (outgoing ? outgoing.destroy() : void stream.abort()),
+      };
+      const subscriber = hub.subscribe({ caller, kinds, since, sink, lease });
+      stream.onAbort(() => subscriber.abort());
+      await subscriber.done;
+    });
+  });
+}
+
+function resumePoint(c: AppContext): number | undefined | Failure {
+  const lastEventId = header(c, 'last-event-id');
+  const value = lastEventId ?? c.req.query('since');
+  if (value === undefined) return undefined;
+  if (!SEQ.test(value)) {
+    const what = lastEventId === undefined ? 'since' : 'Last-Event-ID';
+    const shown = value.length > 32 ? `${value.slice(0, 32)}…` : value;
+    return { ok: false, code: 'BAD_ARGS', message: `${what} '${shown}' is not a non-negative integer (an event seq)` };
+  }
+  return Number(value);
+}
