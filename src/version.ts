@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 
-// mod_version is the package version, read once (decisions §1: 0.3.x or later).
+// mod_version is the package version, read once (decisions §1 and §7: 0.4.x with events, batches, metrics, live agents.json).
 // From src/ (sources) the package is one level up; from dist/src/ (compiled) two.
 const pkg = JSON.parse(readFirst(['../package.json', '../../package.json'])) as { version: string };
 
