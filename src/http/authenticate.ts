@@ -16,7 +16,9 @@ export interface AuthenticateDeps {
   log: Logger;
 }
 
-const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+// decisions §11: a client's request id is kept only in this shape, so what it chooses can neither
+// forge log fields nor carry a secret of any length into a log line; anything else gets a fresh one.
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 /** Paths logged as sent; any other is logged as OTHER_PATH (a client may put its token there). */
 const ENDPOINTS = new Set(['/cmd', '/health', '/capabilities']);
 const OTHER_PATH = '(other)';
