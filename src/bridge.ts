@@ -182,6 +182,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
     timings,
     ...(options.poolThreads === undefined ? {} : { threads: options.poolThreads }),
     ...(options.poolMemoryMb === undefined ? {} : { memoryMb: options.poolMemoryMb }),
+    log,
     hooks: {
       frame: async (command, phase, input, caller) => {
         const answer = await game.submit(command, phase, input, caller);
