@@ -1,6 +1,7 @@
 import { basename, dirname, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { distance } from 'fastest-levenshtein';
+import { LIMITS } from '../limits.ts';
 import { FROM_SOURCE } from '../shared/modules.ts';
 import { ERROR_STATUS, isErrorCode, type ErrorCode } from './codes.ts';
 
@@ -57,10 +58,16 @@ export function gameRejected(message: string, type = 'GameRejected'): BridgeErro
   return new BridgeError('GAME_REJECTED', message, { exception: describeException(probe, type) });
 }
 
-/** UNKNOWN_ASSET with up to 5 suggestions from `known`, nearest first (spec: did_you_mean). */
+/**
+ * UNKNOWN_ASSET with up to 5 suggestions from `known`, nearest first (spec: did_you_mean). decisions
+ * §11: suggestions only for a value of at most 64 characters (no id is longer, and Levenshtein
+ * against the catalogue costs length × length); a longer one is shown cut, with none.
+ */
 export function unknownAsset(field: string, value: string, known: readonly string[]): BridgeError {
-  return new BridgeError('UNKNOWN_ASSET', `${field} '${value}' does not exist in this game build`, {
-    didYouMean: nearest(value, known, 5),
+  const plausible = value.length <= LIMITS.idMaxLength;
+  const shown = plausible ? value : `${value.slice(0, LIMITS.idMaxLength)}… (${value.length} characters)`;
+  return new BridgeError('UNKNOWN_ASSET', `${field} '${shown}' does not exist in this game build`, {
+    didYouMean: plausible ? nearest(value, known, 5) : [],
   });
 }
 
