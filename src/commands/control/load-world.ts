@@ -69,8 +69,9 @@ export default defineCommand({
       bytes = Buffer.from(text, 'base64');
       source = 'bytes_b64';
     } else if (args.path !== undefined) {
-      path = await resolveSavePath(info.savesDir, args.path);
-      bytes = await readFile(path);
+      const resolved = await resolveSavePath(info, args.path);
+      path = resolved.shown;
+      bytes = await readFile(resolved.file);
       source = 'path';
     } else {
       throw badArgs('load_world needs path (a save name under saves/) or bytes_b64');

@@ -36,7 +36,7 @@ export default defineCommand({
     const compress = args.compress ?? true;
     const game = await loadGame();
     const bytes = game.encodeSave(snapshot, compress);
-    const path = await writeSave(info.savesDir, args.folder, bytes);
+    const path = await writeSave(info, args.folder, bytes);
     return { saved: true, folder: args.folder, path, compressed: compress, bytes: bytes.byteLength };
   },
 });
