@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.build/', 'coverage/', '.tap/', 'bench/results/'] },
+  { ignores: ['node_modules/', 'dist/', '.build/', 'coverage/', '.tap/', 'bench/results/', 'reports/', '.stryker-tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Server } from 'node:http';
 import type { DestinationStream, Logger } from 'pino';
@@ -8,6 +8,7 @@ import { Admission } from './admission/semaphore.ts';
 import { CredentialTable } from './auth/credentials.ts';
 import { loadCommands } from './commands/load.ts';
 import { CommandRegistry } from './commands/registry.ts';
+import { warnReadableConfig } from './config/file-modes.ts';
 import { watchKillSwitch } from './config/kill-switch.ts';
 import { loadConfig, type LoadedConfig } from './config/load.ts';
 import { claimRuntime, type RuntimeClaim } from './config/runtime-file.ts';
@@ -16,6 +17,7 @@ import { GameThreadHost } from './dispatch/game-thread-host.ts';
 import { CommandPool } from './dispatch/pool.ts';
 import { createApp } from './http/app.ts';
 import { listen } from './http/listen.ts';
+import { sweepStaleTemps } from './commands/shared/saves.ts';
 import { DEFAULT_TIMINGS, LIMITS, type Timings } from './limits.ts';
 import { createLogger } from './log/logger.ts';
 import { Session } from './session/session.ts';
@@ -125,6 +127,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
   const timings: Timings = { ...DEFAULT_TIMINGS, ...options.timings };
   const log = options.logger ?? createLogger(options.logDestination ? { destination: options.logDestination } : {});
   for (const key of loaded.unknownKeys) log.warn({ config: loaded.path, key }, `bridge.toml: unknown key ${key} ignored`);
+  warnReadableConfig([loaded.path, join(configDir, 'agents.json')], log);
 
   const shared = createSharedState();
   Atomics.store(shared.control, kEnabled, config.enabled ? 1 : 0);
@@ -201,6 +204,9 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     configDir,
     savesDir: resolve(configDir, config.Game.saves_dir),
   };
+  // A kill -9 mid-save leaves its temp file; no save of this process is running yet.
+  const staleTemps = await sweepStaleTemps(info.savesDir);
+  if (staleTemps > 0) log.info({ removed: staleTemps }, `removed ${staleTemps} temp file(s) of saves cut off by an earlier stop`);
   const registry = new CommandRegistry(commands, new Set(ready.functions), log);
   const capabilities = JSON.stringify({
     mod_version: info.modVersion,
@@ -222,6 +228,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     timings,
     ...(options.poolThreads === undefined ? {} : { threads: options.poolThreads }),
     ...(options.poolMemoryMb === undefined ? {} : { memoryMb: options.poolMemoryMb }),
+    log,
     hooks: {
       frame: async (command, phase, input, caller) => {
         const answer = await game.submit(command, phase, input, caller);

@@ -44,6 +44,12 @@ export const LIMITS = Object.freeze({
   maxPulses: 200,
   /** decisions §5: `[Bridge] max_body_bytes` default. */
   maxBodyBytesDefault: 1024 * 1024,
+  /** The most `[Bridge] max_body_bytes` allows. */
+  maxBodyBytesMax: 64 * 1024 * 1024,
+  /** decisions §11: every id and name argument (asset ids, save names, races); did_you_mean only up to it. */
+  idMaxLength: 64,
+  /** decisions §11: a path argument (load_world.path: a save name, or a path inside saves/); PATH_MAX on Linux. */
+  pathMaxLength: 4096,
   /** decisions §5: deeper JSON is 400 BAD_ARGS. */
   maxJsonDepth: 64,
   /** decisions §2: `[Game] fps` range and default. */

@@ -12,7 +12,7 @@ export const BridgeSection = Type.Object(
       default: LIMITS.maxConcurrentDefault,
     }),
     token: Type.String({ pattern: `^[A-Za-z0-9]{${LIMITS.tokenLength}}$` }),
-    max_body_bytes: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: LIMITS.maxBodyBytesDefault }),
+    max_body_bytes: Type.Integer({ minimum: 1024, maximum: LIMITS.maxBodyBytesMax, default: LIMITS.maxBodyBytesDefault }),
     event_history: Type.Integer({ minimum: LIMITS.eventHistoryMin, maximum: LIMITS.eventHistoryMax, default: LIMITS.eventHistoryDefault }),
     max_event_streams: Type.Integer({ minimum: LIMITS.maxEventStreamsMin, maximum: LIMITS.maxEventStreamsMax, default: LIMITS.maxEventStreamsDefault }),
   },

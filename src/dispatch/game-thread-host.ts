@@ -1,6 +1,6 @@
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { Failure } from '../errors/bridge-error.ts';
+import { describeException, type ExceptionInfo, type Failure } from '../errors/bridge-error.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { kStopping, type SharedState } from '../shared/layout.ts';
 import type { GameThreadControl, GameThreadData, GameThreadEvent } from '../shared/protocol.ts';
@@ -17,6 +17,8 @@ interface Running {
   worker: Worker;
   port: MessagePort;
   queue: GameQueue;
+  /** What the thread threw outside any call (a timer, an unhandled rejection), once it has. */
+  fault: { error: Error | null };
 }
 
 /**
@@ -109,16 +111,29 @@ export class GameThreadHost {
   #watch(running: Running): void {
     running.worker.on('message', (event: GameThreadEvent) => {
       if (event.type === 'log') this.#log[event.level](event.detail ?? {}, event.msg);
+      // A self-driven game whose run() failed after startup leaves a thread with no frames: end it,
+      // so it is replaced like any other dead game thread instead of timing every command out.
+      if (event.type === 'fatal') {
+        this.#log.error({ reason: event.message }, 'the game stopped running frames; ending its thread');
+        void running.worker.terminate();
+      }
     });
     running.worker.once('exit', (code) => {
       if (this.#stopping || this.#running !== running) return;
       this.#running = null;
-      this.#log.error({ code }, 'the game thread died; answering what was pending with GAME_CRASH and starting a fresh world');
+      const thrown = running.fault.error;
+      const exception: ExceptionInfo = thrown ? describeException(thrown) : { type: 'GameThreadExit', message: `exit code ${code}`, stack_top: '' };
+      this.#log.error(
+        { code, ...(thrown ? { fault: { type: exception.type, message: thrown.message, stack: thrown.stack } } : {}) },
+        'the game thread died; answering what was pending with GAME_CRASH and starting a fresh world',
+      );
       const crash: Failure = {
         ok: false,
         code: 'GAME_CRASH',
-        message: `the game thread exited (code ${code}); the bridge is starting a fresh world`,
-        exception: { type: 'GameThreadExit', message: `exit code ${code}`, stack_top: '' },
+        message: thrown
+          ? `the game thread died: game code threw outside any command (${exception.type}: ${exception.message}); the bridge is starting a fresh world`
+          : `the game thread exited (code ${code}); the bridge is starting a fresh world`,
+        exception,
       };
       running.queue.fail(crash);
       running.port.close();
@@ -158,9 +173,14 @@ async function launch(
   worker.on('message', (event: GameThreadEvent) => {
     if (event.type === 'events') onEvents(event);
   });
+  // decisions §11: listened to from the first moment to the last. A Worker 'error' with no listener
+  // is re-thrown on the main loop, so game code throwing in a timer or leaving a rejected promise
+  // would end the whole process; with one, the thread alone dies and 'exit' replaces it.
+  const fault: Running['fault'] = { error: null };
+  worker.on('error', (err: Error) => (fault.error ??= err));
   try {
     const ready = await waitForReady(worker);
-    return { ready, running: { worker, port: port1, queue: new GameQueue(port1, shared, data.timings) } };
+    return { ready, running: { worker, port: port1, queue: new GameQueue(port1, shared, data.timings), fault } };
   } catch (err) {
     port1.close();
     await worker.terminate();

@@ -1,8 +1,9 @@
 import { availableParallelism } from 'node:os';
 import type { MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import type { Logger } from 'pino';
 import { moduleUrl } from '../shared/modules.ts';
-import { toFailure, type Failure, type Outcome } from '../errors/bridge-error.ts';
+import { describeException, toFailure, type Failure, type Outcome } from '../errors/bridge-error.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { sharedNow, type SharedState } from '../shared/layout.ts';
@@ -60,6 +61,7 @@ export class CommandPool {
     hooks: PoolHooks;
     threads?: number;
     memoryMb?: number;
+    log?: Logger;
   }) {
     this.#timings = options.timings;
     const workerData: PoolWorkerData = {
@@ -99,8 +101,16 @@ export class CommandPool {
         );
       }
     });
-    // A worker that dies fails its own tasks (answered as GAME_CRASH); the pool replaces it.
-    this.#pool.on('error', () => {});
+    // decisions §11: a worker that dies (game or command code throwing in a timer, a rejected
+    // promise nobody handled) fails its own tasks, answered as GAME_CRASH, and piscina replaces it.
+    // With no task on it, piscina reports the death here; it must never reach the process.
+    this.#pool.on('error', (err: unknown) => {
+      const exception = describeException(err);
+      options.log?.error(
+        { fault: { type: exception.type, message: (err as Error)?.message, stack: (err as Error)?.stack } },
+        `a pool worker died outside any command (${exception.type}: ${exception.message}); the pool replaces it`,
+      );
+    });
   }
 
   /** Threads alive now (tests watch the pool replace a dead worker). */

@@ -1,4 +1,8 @@
+import { basename, dirname, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { distance } from 'fastest-levenshtein';
+import { LIMITS } from '../limits.ts';
+import { FROM_SOURCE } from '../shared/modules.ts';
 import { ERROR_STATUS, isErrorCode, type ErrorCode } from './codes.ts';
 
 /** spec: error.exception, present for game crashes and game rejections. */
@@ -54,10 +58,16 @@ export function gameRejected(message: string, type = 'GameRejected'): BridgeErro
   return new BridgeError('GAME_REJECTED', message, { exception: describeException(probe, type) });
 }
 
-/** UNKNOWN_ASSET with up to 5 suggestions from `known`, nearest first (spec: did_you_mean). */
+/**
+ * UNKNOWN_ASSET with up to 5 suggestions from `known`, nearest first (spec: did_you_mean). decisions
+ * §11: suggestions only for a value of at most 64 characters (no id is longer, and Levenshtein
+ * against the catalogue costs length × length); a longer one is shown cut, with none.
+ */
 export function unknownAsset(field: string, value: string, known: readonly string[]): BridgeError {
-  return new BridgeError('UNKNOWN_ASSET', `${field} '${value}' does not exist in this game build`, {
-    didYouMean: nearest(value, known, 5),
+  const plausible = value.length <= LIMITS.idMaxLength;
+  const shown = plausible ? value : `${value.slice(0, LIMITS.idMaxLength)}… (${value.length} characters)`;
+  return new BridgeError('UNKNOWN_ASSET', `${field} '${shown}' does not exist in this game build`, {
+    didYouMean: plausible ? nearest(value, known, 5) : [],
   });
 }
 
@@ -65,9 +75,29 @@ export function describeException(err: unknown, type?: string): ExceptionInfo {
   if (err instanceof Error) {
     const frames = (err.stack ?? '').split('\n').slice(1);
     const top = frames.find((line) => line.trim().startsWith('at '))?.trim() ?? '';
-    return { type: type ?? err.constructor?.name ?? err.name, message: err.message, stack_top: top };
+    return { type: type ?? err.constructor?.name ?? err.name, message: withoutMachinePaths(err.message), stack_top: withoutMachinePaths(top) };
   }
-  return { type: typeof err, message: String(err), stack_top: '' };
+  return { type: typeof err, message: withoutMachinePaths(String(err)), stack_top: '' };
+}
+
+/** The package root (package.json's folder), from src/errors/ or dist/src/errors/. */
+const PACKAGE_ROOT = fileURLToPath(new URL(FROM_SOURCE ? '../../' : '../../../', import.meta.url));
+// An absolute path of two segments or more (a file URL's path included), not part of a URL or a
+// relative path: `/a/b.ts`, not `x/y`, `1/2`, `//host/` or `/health`.
+const ABSOLUTE_PATH = /(?<![\w.:/~-])(?:file:\/\/)?(\/(?:[\w.@+~-]+\/)+[\w.@+~-]*)/g;
+
+/**
+ * decisions §11: no answer names an absolute path of the machine. Paths inside the package become
+ * relative to its root (`src/game/world.ts:12:3`); any other keeps its folder and file name only
+ * (`…/game/world.ts`), enough for a game author to find the line, nothing about the machine.
+ */
+export function withoutMachinePaths(text: string): string {
+  if (!text.includes('/')) return text;
+  return text.replace(ABSOLUTE_PATH, (_match, path: string) => {
+    const inside = relative(PACKAGE_ROOT, path);
+    if (!inside.startsWith('..') && !inside.startsWith(sep)) return inside;
+    return `…/${basename(dirname(path))}/${basename(path)}`;
+  });
 }
 
 /**

@@ -12,15 +12,21 @@
 //
 // All numbers little-endian. decodeSave checks all of it and validates the snapshot, so a file that
 // is not a save, or a damaged one, is refused with a clear message instead of crashing a world.
+// decisions §11: a crafted file is refused before anything is allocated for it: the body at most
+// what the largest allowed world needs (and no more than its header claims, compressed or not),
+// array entries inside the data and not overlapping, each referenced once, the metadata nested at
+// most 64 levels (the revival below recurses).
 import { crc32, gunzipSync, gzipSync } from 'node:zlib';
+import { LIMITS } from '../limits.ts';
+import { exceedsDepth } from '../shared/json-depth.ts';
+import { MAX_ZONES, ZONE_TILES } from './assets.ts';
+import { ACTOR_FIELD_NAMES, ACTOR_FIELDS, DEAD_CAP, HARD_ACTOR_CAP } from './world.ts';
 import { SnapshotError, validateSnapshot, type SandboxSnapshot } from './snapshot.ts';
 
 export const SAVE_MAGIC = 'GCBW';
 export const SAVE_VERSION = 1;
 const FLAG_GZIP = 1;
 const HEADER_BYTES = 16;
-/** Largest body a save may inflate to (a 1024² world with the hard actor cap is ~30 MB). */
-const MAX_BODY_BYTES = 256 * 1024 * 1024;
 
 const ARRAY_TYPES = {
   Uint8Array,
@@ -36,6 +42,22 @@ type ArrayTypeName = keyof typeof ARRAY_TYPES;
 type AnyTypedArray = InstanceType<(typeof ARRAY_TYPES)[ArrayTypeName]>;
 
 export class SaveFormatError extends Error {}
+
+/** Typed arrays in a snapshot: 5 tile layers, fireList, the actor fields, free, assetPop, rng, 6 in dead. */
+export const MAX_SAVE_ARRAYS = 5 + 1 + ACTOR_FIELD_NAMES.length + 3 + 6;
+const MAX_TILES = (MAX_ZONES * ZONE_TILES) ** 2;
+/** The arrays of the largest world validateSnapshot accepts, each padded to 8 bytes. */
+export const MAX_ARRAY_BYTES =
+  MAX_TILES * (4 + 2 + 4) + // type, top, elevation, fire (1 byte each), owner (2), fireList (at most one entry a tile, 4)
+  HARD_ACTOR_CAP * (ACTOR_FIELD_NAMES.reduce((sum, name) => sum + (ACTOR_FIELDS[name] as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT, 0) + 4) + // actor fields, free
+  256 * 4 +
+  4 * 4 +
+  DEAD_CAP * (4 + 1 + 1 + 4 + 2 + 2) + // assetPop, rng, the dead ring
+  MAX_SAVE_ARRAYS * 8;
+/** The JSON metadata (kingdoms and cities are its bulk: at most 65,535 cities of ~300 bytes). */
+export const MAX_METADATA_BYTES = 32 * 1024 * 1024;
+/** Largest body a save may hold or inflate to: what the largest allowed world needs (~56 MiB). */
+export const MAX_BODY_BYTES = 4 + MAX_METADATA_BYTES + 8 + MAX_ARRAY_BYTES;
 
 interface ArraySpec {
   type: ArrayTypeName;
@@ -114,13 +136,16 @@ export function decodeSave(bytes: Uint8Array): SandboxSnapshot {
   if ((flags & ~FLAG_GZIP) !== 0) fail(`unknown header flags ${flags}`);
   const crc = header.getUint32(8, true);
   const length = header.getUint32(12, true);
-  if (length > MAX_BODY_BYTES) fail(`the body claims ${length} bytes, more than a save can hold`);
+  if (length > MAX_BODY_BYTES) fail(`the body claims ${length} bytes, more than the largest world needs (${MAX_BODY_BYTES})`);
   const payload = bytes.subarray(HEADER_BYTES);
   let body: Uint8Array;
   if (flags & FLAG_GZIP) {
     try {
-      body = gunzipSync(payload, { maxOutputLength: MAX_BODY_BYTES });
+      // Never inflated past what the header claims (itself bounded above).
+      body = gunzipSync(payload, { maxOutputLength: Math.max(1, length) });
     } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (code === 'ERR_BUFFER_TOO_LARGE') fail(`the compressed body inflates past the ${length} bytes its header claims`);
       fail(`the compressed body is damaged (${(err as Error).message})`);
     }
   } else {
@@ -132,35 +157,44 @@ export function decodeSave(bytes: Uint8Array): SandboxSnapshot {
   const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
   const jsonLength = view.getUint32(0, true);
   if (4 + jsonLength > body.length) fail('the metadata runs past the end of the body');
+  if (jsonLength > MAX_METADATA_BYTES) fail(`the metadata has ${jsonLength} bytes, more than the largest world needs (${MAX_METADATA_BYTES})`);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(body.subarray(4, 4 + jsonLength));
+  } catch {
+    fail('the metadata is not valid UTF-8');
+  }
+  if (exceedsDepth(text, LIMITS.maxJsonDepth)) fail(`the metadata is nested deeper than ${LIMITS.maxJsonDepth} levels`);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body.subarray(4, 4 + jsonLength)));
+    parsed = JSON.parse(text);
   } catch {
     fail('the metadata is not valid JSON');
   }
   const doc = parsed as { snapshot?: unknown; arrays?: unknown };
   if (typeof doc !== 'object' || doc === null || !Array.isArray(doc.arrays)) fail('the metadata has no array table');
   const dataStart = align8(4 + jsonLength);
-  const arrays = (doc.arrays as unknown[]).map((spec, n): AnyTypedArray => {
-    const s = spec as Partial<ArraySpec>;
-    if (typeof s !== 'object' || s === null || typeof s.type !== 'string' || !Object.hasOwn(ARRAY_TYPES, s.type)) fail(`array ${n} has an unknown type`);
-    const Ctor = ARRAY_TYPES[s.type as ArrayTypeName];
-    if (!Number.isInteger(s.offset) || !Number.isInteger(s.length) || s.offset! < 0 || s.length! < 0) fail(`array ${n} has a bad offset or length`);
-    const byteLength = s.length! * Ctor.BYTES_PER_ELEMENT;
-    const start = dataStart + s.offset!;
-    if (start + byteLength > body.length) fail(`array ${n} runs past the end of the body`);
+  if (body.length - dataStart > MAX_ARRAY_BYTES)
+    fail(`the data section has ${body.length - dataStart} bytes, more than the largest world's arrays (${MAX_ARRAY_BYTES})`);
+  const specs = checkArrayTable(doc.arrays as unknown[], dataStart, body.length);
+  const arrays = specs.map(({ Ctor, start, byteLength }): AnyTypedArray => {
     // Copy into a fresh, aligned buffer: the body's own buffer need not be aligned for every element size.
     const copy = new Uint8Array(byteLength);
     copy.set(body.subarray(start, start + byteLength));
     return new Ctor(copy.buffer);
   });
+  const referenced = new Uint8Array(arrays.length);
   const revive = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(revive);
     if (typeof v === 'object' && v !== null) {
       const record = v as Record<string, unknown>;
       if (Object.keys(record).length === 1 && typeof record.$ta === 'number') {
-        const array = arrays[record.$ta];
-        if (!array) fail(`a reference names missing array ${record.$ta}`);
+        const index = record.$ta;
+        const array = Number.isInteger(index) ? arrays[index] : undefined;
+        if (!array) fail(`a reference names missing array ${index}`);
+        // One array, one place in the world: a table entry shared by two fields would alias them.
+        if (referenced[index] !== 0) fail(`array ${index} is referenced more than once`);
+        referenced[index] = 1;
         return array;
       }
       const out: Record<string, unknown> = {};
@@ -170,10 +204,46 @@ export function decodeSave(bytes: Uint8Array): SandboxSnapshot {
     return v;
   };
   const snapshot = revive(doc.snapshot);
+  const unused = referenced.indexOf(0);
+  if (unused !== -1) fail(`array ${unused} is in the table but nothing refers to it`);
   try {
     return validateSnapshot(snapshot);
   } catch (err) {
     if (err instanceof SnapshotError) fail(`the world inside is invalid: ${err.message}`);
     throw err;
   }
+}
+
+interface CheckedArray {
+  Ctor: (typeof ARRAY_TYPES)[ArrayTypeName];
+  start: number;
+  byteLength: number;
+}
+
+/**
+ * decisions §11: the array table, checked whole before a byte is copied: at most the arrays a
+ * snapshot has, each of a known type, inside the data section, and no two sharing a byte, so the
+ * copies together never exceed the body (a table repeating one large entry was 16 copies of it).
+ */
+function checkArrayTable(table: unknown[], dataStart: number, bodyLength: number): CheckedArray[] {
+  if (table.length > MAX_SAVE_ARRAYS) fail(`the array table has ${table.length} entries, more than a world has (${MAX_SAVE_ARRAYS})`);
+  const checked = table.map((spec, n): CheckedArray & { n: number } => {
+    const s = spec as Partial<ArraySpec>;
+    if (typeof s !== 'object' || s === null || typeof s.type !== 'string' || !Object.hasOwn(ARRAY_TYPES, s.type)) fail(`array ${n} has an unknown type`);
+    const Ctor = ARRAY_TYPES[s.type as ArrayTypeName];
+    if (!Number.isSafeInteger(s.offset) || !Number.isSafeInteger(s.length) || s.offset! < 0 || s.length! < 0) fail(`array ${n} has a bad offset or length`);
+    const byteLength = s.length! * Ctor.BYTES_PER_ELEMENT;
+    const start = dataStart + s.offset!;
+    if (start + byteLength > bodyLength) fail(`array ${n} runs past the end of the body`);
+    return { n, Ctor, start, byteLength };
+  });
+  const byStart = [...checked].sort((a, b) => a.start - b.start || a.n - b.n);
+  for (let i = 1; i < byStart.length; i++) {
+    const before = byStart[i - 1]!;
+    const here = byStart[i]!;
+    if (here.byteLength > 0 && before.byteLength > 0 && here.start < before.start + before.byteLength) {
+      fail(`array ${here.n} overlaps array ${before.n}: the entries of a save never share bytes`);
+    }
+  }
+  return checked;
 }

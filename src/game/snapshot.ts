@@ -12,6 +12,7 @@ import {
   createWorld,
   DEAD_CAP,
   HARD_ACTOR_CAP,
+  MAX_CITY_ID,
   type ActorArrays,
   type City,
   type DeadRing,
@@ -253,6 +254,9 @@ export function validateSnapshot(v: unknown, deep = true): SandboxSnapshot {
   if (!Array.isArray(v.cities)) fail('cities must be an array');
   const kingdoms = v.kingdoms as unknown[];
   const cities = v.cities as unknown[];
+  // decisions §11: counts a world can reach, so nothing sized by them grows past a real world.
+  if (cities.length > MAX_CITY_ID) fail(`cities has ${cities.length} entries, more than ${MAX_CITY_ID}`);
+  if (kingdoms.length > MAX_CITY_ID + ACTORS.length) fail(`kingdoms has ${kingdoms.length} entries, more than a world can found`);
   kingdoms.forEach((k, n) => {
     checkRecord(k, `kingdoms[${n}]`, KINGDOM_FIELDS);
     const rec = k as Kingdom;
@@ -272,6 +276,7 @@ export function validateSnapshot(v: unknown, deep = true): SandboxSnapshot {
     if (owner[i]! > cities.length) fail(`tiles.owner[${i}] names no city`);
   }
   const fireList = typed(v.fireList, Int32Array, 'fireList');
+  if (fireList.length > tiles) fail(`fireList has ${fireList.length} entries, more than the ${tiles} tiles`);
   for (const i of fireList) if (i < 0 || i >= tiles) fail('fireList holds a tile off the map');
   const hwm = int(v.hwm, 'hwm', 0, HARD_ACTOR_CAP);
   if (!isObject(v.actors)) fail('actors must be an object');
@@ -287,6 +292,7 @@ export function validateSnapshot(v: unknown, deep = true): SandboxSnapshot {
     if (actors.city[i]! < 0 || actors.city[i]! > cities.length) fail(`actor ${i} names no city`);
   }
   const free = typed(v.free, Int32Array, 'free');
+  if (free.length > hwm) fail(`free has ${free.length} entries, more than the ${hwm} slots`);
   for (const slot of free) if (slot < 0 || slot >= hwm || actors.alive[slot] === 1) fail('free holds a used slot');
   typed(v.assetPop, Int32Array, 'assetPop', 256);
   typed(v.rng, Uint32Array, 'rng', 4);

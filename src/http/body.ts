@@ -1,5 +1,8 @@
 import { badArgs, type BridgeError } from '../errors/bridge-error.ts';
 import { LIMITS } from '../limits.ts';
+import { exceedsDepth } from '../shared/json-depth.ts';
+
+export { exceedsDepth };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
@@ -48,24 +51,4 @@ export function parseCommandBody(bytes: Uint8Array): CommandRequest | BridgeErro
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** True when brackets outside strings nest deeper than `max`: checked before parsing, in one pass. */
-export function exceedsDepth(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) {
-      inString = true;
-    } else if (c === 123 /* { */ || c === 91 /* [ */) {
-      if (++depth > max) return true;
-    } else if (c === 125 /* } */ || c === 93 /* ] */) {
-      depth--;
-    }
-  }
-  return false;
 }

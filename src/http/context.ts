@@ -48,7 +48,9 @@ export function round(ms: number): number {
   return Math.round(ms * 100) / 100;
 }
 
-const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+// decisions §11: a client's request id is kept only in this shape, so what it chooses can neither
+// forge log fields nor carry a secret of any length into a log line; anything else gets a fresh one.
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** decisions §5: the client's X-Request-Id when it sent a usable one, else a fresh one. */
 export function requestId(sent: string | undefined): string {

@@ -3,6 +3,10 @@ import type { AppContext } from './context.ts';
 import { errorBody, statusOf } from './envelope.ts';
 
 const JSON_TYPE = 'application/json';
+// decisions §11: no client may sniff an answer into another type, and no cache may keep one (they
+// carry world state and, for some commands, what only this caller may see).
+const NOSNIFF = 'nosniff';
+const NO_STORE = 'no-store';
 
 /**
  * Every answer of the bridge leaves through here, so its headers are set in one place. A Response
@@ -13,7 +17,9 @@ export function send(c: AppContext, status: number, body: string | Uint8Array, e
   c.get('line').status = status;
   return new Response(status === 304 ? null : (body as string), {
     status,
-    headers: extra ? { 'content-type': JSON_TYPE, 'x-request-id': c.get('rid'), ...extra } : { 'content-type': JSON_TYPE, 'x-request-id': c.get('rid') },
+    headers: extra
+      ? { 'content-type': JSON_TYPE, 'x-content-type-options': NOSNIFF, 'cache-control': NO_STORE, 'x-request-id': c.get('rid'), ...extra }
+      : { 'content-type': JSON_TYPE, 'x-content-type-options': NOSNIFF, 'cache-control': NO_STORE, 'x-request-id': c.get('rid') },
   });
 }
 

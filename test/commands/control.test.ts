@@ -58,14 +58,15 @@ t.test('generate_world, save_world, load_world', async (t) => {
     const state = await ok(t, b, 'get_world_state');
     const saved = await ok(t, b, 'save_world', { folder: 'round-trip' });
     const file = join(savesDir, 'round-trip', 'world.sav');
-    t.match(saved, { saved: true, folder: 'round-trip', path: file, compressed: true });
+    // decisions §11: answers name saves relative to the config dir, never by an absolute path.
+    t.match(saved, { saved: true, folder: 'round-trip', path: 'saves/round-trip/world.sav', compressed: true });
     t.equal(statSync(file).size, saved.bytes);
     t.same(readdirSync(join(savesDir, 'round-trip')), ['world.sav'], 'no temp file is left behind');
     t.equal(readFileSync(file).subarray(0, 4).toString(), 'GCBW');
 
     await ok(t, b, 'generate_world', { zone_x: 3, zone_y: 2, seed: 8 });
     const loaded = await ok(t, b, 'load_world', { path: 'round-trip' });
-    t.match(loaded, { scheduled: true, source: 'path', path: file, bytes: saved.bytes, width: 128, height: 128, seed: 7 });
+    t.match(loaded, { scheduled: true, source: 'path', path: 'saves/round-trip/world.sav', bytes: saved.bytes, width: 128, height: 128, seed: 7 });
     t.same(await ok(t, b, 'get_world_state'), state, 'the saved world is back, as it was');
     t.equal((await ok(t, b, 'get_tile', { x: 3, y: 3 })).tile_id, 'lava');
     t.equal((await ok(t, b, 'get_ui_state')).world_loading, false, 'a command sent after the answer runs after the swap: world_loading is over');

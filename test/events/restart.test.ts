@@ -15,7 +15,6 @@ t.test('a dead game thread is replaced: world_generated with cause restart, seq 
   const event = JSON.parse(restarted.data!);
   t.match(event, { kind: 'world_generated', cause: 'restart', seed: Number });
   t.ok(event.seq > before, `seq ${event.seq} continues after ${before}`);
-  t.equal(b.bridge.stats().gameThreadRestarts, 1);
   await until(() => b.bridge.stats().gameThreadRestarts === 1);
   let emitted = await b.cmd('emit_events', { kind: 'ping', count: 1 });
   // The fresh thread may still be starting: BUSY until it is (decisions §6).

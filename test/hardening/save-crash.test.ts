@@ -2,7 +2,8 @@
 // process, on the sandbox world; save_world calls to one save name go out four at a time, the world
 // changing between them (ticks, paint, compressed or not), and the process gets SIGKILL at a random
 // moment. Every time, saves/<name>/world.sav is a whole save, the old or a new one: it decodes, and
-// a restarted bridge loads it. Three rounds, each on the file the previous kill left.
+// a restarted bridge loads it. Three rounds, each on the file the previous kill left; a bridge
+// started after them has removed the temp files the kills left.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -106,8 +107,14 @@ t.test(`kill -9 during ${SAVES} saves, ${ROUNDS} times`, async (t) => {
     });
   }
 
-  await t.test('a bridge started after the last kill loads the save and saves again', async (t) => {
+  await t.test('a bridge started after the last kill removes their temp files, loads the save and saves again', async (t) => {
     const c = await startChild(t, dir);
+    // Issue 10 §3: the temp files the kills left (their pids are dead) are removed at startup.
+    t.same(
+      readdirSync(join(dir, 'saves', NAME)).filter((f) => f !== 'world.sav'),
+      [],
+      'no temp file of the killed bridges is left',
+    );
     t.equal((await post(c, 'load_world', { path: NAME })).status, 200);
     t.equal((await post(c, 'save_world', { folder: NAME })).status, 200);
     t.doesNotThrow(() => decodeSave(readFileSync(file)));

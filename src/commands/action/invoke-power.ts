@@ -9,7 +9,7 @@ export const MAX_POWER_RADIUS = 50;
 
 export const InvokePowerArgs = Type.Object(
   {
-    power_id: Type.String({ description: 'a power id from list_powers' }),
+    power_id: Type.String({ maxLength: LIMITS.idMaxLength, description: 'a power id from list_powers' }),
     x: TileX(),
     y: TileY(),
     radius: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_POWER_RADIUS, description: 'brush radius; only for powers with supports_radius' })),

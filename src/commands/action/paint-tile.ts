@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { badArgs } from '../../errors/bridge-error.ts';
+import { LIMITS } from '../../limits.ts';
 import { checkAsset, checkPoint, TileX, TileY } from '../shared/checks.ts';
 import { defineCommand } from '../define.ts';
 
@@ -7,8 +8,13 @@ export const PaintTileArgs = Type.Object(
   {
     x: TileX('column of the brush centre'),
     y: TileY('row of the brush centre'),
-    tile_id: Type.Optional(Type.String({ description: 'tile type to paint (list_tiles items); give it, top_id, or both' })),
-    top_id: Type.Optional(Type.String({ description: 'top tile to paint (list_tiles top_tiles; "none" clears the top tile); give it, tile_id, or both' })),
+    tile_id: Type.Optional(Type.String({ maxLength: LIMITS.idMaxLength, description: 'tile type to paint (list_tiles items); give it, top_id, or both' })),
+    top_id: Type.Optional(
+      Type.String({
+        maxLength: LIMITS.idMaxLength,
+        description: 'top tile to paint (list_tiles top_tiles; "none" clears the top tile); give it, tile_id, or both',
+      }),
+    ),
     radius: Type.Optional(Type.Integer({ minimum: 0, maximum: 200, default: 0, description: 'brush radius in tiles; 0 paints one tile' })),
   },
   { additionalProperties: false },

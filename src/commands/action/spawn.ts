@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
+import { LIMITS } from '../../limits.ts';
 import { checkAsset, checkPoint, TileX, TileY } from '../shared/checks.ts';
 import { defineCommand } from '../define.ts';
 
 export const SpawnArgs = Type.Object(
   {
-    entity_id: Type.String({ description: 'an actor asset id from list_actors' }),
+    entity_id: Type.String({ maxLength: LIMITS.idMaxLength, description: 'an actor asset id from list_actors' }),
     x: TileX(),
     y: TileY(),
     count: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 1, description: 'how many; the first lands on (x, y), the rest around it' })),

@@ -8,7 +8,7 @@ export default defineCommand({
   description: 'Send a message to one agent, or to every other agent with to "*" (needs send_broadcast).',
   args: Type.Object(
     {
-      to: Type.String({ minLength: 1, maxLength: 64, description: 'an agent id, or "*" for everyone else' }),
+      to: Type.String({ minLength: 1, maxLength: LIMITS.idMaxLength, description: 'an agent id, or "*" for everyone else' }),
       content: Type.String({ maxLength: LIMITS.messageMaxBytes, description: 'at most 4 KiB (UTF-8)' }),
       kind: Type.Optional(Type.String({ minLength: 1, maxLength: 32, default: 'text' })),
     },

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
 import { badArgs } from '../../errors/bridge-error.ts';
+import { LIMITS } from '../../limits.ts';
 import type { WorldSnapshot } from '../../shared/game-module.ts';
 import { resolveSavePath } from '../shared/saves.ts';
 import { installWorld } from '../shared/world-swap.ts';
@@ -18,8 +19,18 @@ export default defineCommand({
     'the swap is queued: any command sent after it runs on the new world.',
   args: Type.Object(
     {
-      path: Type.Optional(Type.String({ description: 'a save name under saves/ (as given to save_world.folder), or an absolute path inside saves/' })),
-      bytes_b64: Type.Optional(Type.String({ description: 'the save file, base64; wins over path (mind the 1 MiB body limit: large worlds load by path)' })),
+      path: Type.Optional(
+        Type.String({
+          maxLength: LIMITS.pathMaxLength,
+          description: 'a save name under saves/ (as given to save_world.folder), or an absolute path inside saves/',
+        }),
+      ),
+      bytes_b64: Type.Optional(
+        Type.String({
+          maxLength: LIMITS.maxBodyBytesMax,
+          description: 'the save file, base64; wins over path (mind the 1 MiB body limit: large worlds load by path)',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -59,8 +70,9 @@ export default defineCommand({
       bytes = Buffer.from(text, 'base64');
       source = 'bytes_b64';
     } else if (args.path !== undefined) {
-      path = await resolveSavePath(info.savesDir, args.path);
-      bytes = await readFile(path);
+      const resolved = await resolveSavePath(info, args.path);
+      path = resolved.shown;
+      bytes = await readFile(resolved.file);
       source = 'path';
     } else {
       throw badArgs('load_world needs path (a save name under saves/) or bytes_b64');

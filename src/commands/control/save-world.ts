@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { gameRejected } from '../../errors/bridge-error.ts';
+import { LIMITS } from '../../limits.ts';
 import type { WorldSnapshot } from '../../shared/game-module.ts';
 import { checkSaveName, SAVE_NAME_PATTERN, writeSave } from '../shared/saves.ts';
 import { defineCommand } from '../define.ts';
@@ -12,7 +13,11 @@ export default defineCommand({
     'on a pool thread, atomically (temp file, fsync, rename). Refused while a world is loading.',
   args: Type.Object(
     {
-      folder: Type.String({ pattern: SAVE_NAME_PATTERN, description: 'save name: 1-64 of A-Z a-z 0-9 . _ -, starting with a letter or digit' }),
+      folder: Type.String({
+        maxLength: LIMITS.idMaxLength,
+        pattern: SAVE_NAME_PATTERN,
+        description: 'save name: 1-64 of A-Z a-z 0-9 . _ -, starting with a letter or digit',
+      }),
       compress: Type.Optional(Type.Boolean({ default: true, description: 'gzip the save body' })),
     },
     { additionalProperties: false },
@@ -31,7 +36,7 @@ export default defineCommand({
     const compress = args.compress ?? true;
     const game = await loadGame();
     const bytes = game.encodeSave(snapshot, compress);
-    const path = await writeSave(info.savesDir, args.folder, bytes);
+    const path = await writeSave(info, args.folder, bytes);
     // decisions §7: once the file is written (never the machine's path: the folder names it).
     await emit('world_saved', { folder: args.folder, compressed: compress, bytes: bytes.byteLength });
     return { saved: true, folder: args.folder, path, compressed: compress, bytes: bytes.byteLength };

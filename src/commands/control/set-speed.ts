@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { LIMITS } from '../../limits.ts';
 import { checkAsset } from '../shared/checks.ts';
 import { defineCommand } from '../define.ts';
 
@@ -6,7 +7,7 @@ export default defineCommand({
   name: 'set_speed',
   category: 'control',
   description: 'Set the simulation speed (an id from list_speeds); answers the new multiplier and the previous speed id.',
-  args: Type.Object({ speed_id: Type.String({ description: 'a speed id from list_speeds' }) }, { additionalProperties: false }),
+  args: Type.Object({ speed_id: Type.String({ maxLength: LIMITS.idMaxLength, description: 'a speed id from list_speeds' }) }, { additionalProperties: false }),
   result: Type.Object({ speed_id: Type.String(), multiplier: Type.Number(), previous: Type.String() }),
   permission: { all: ['advance_time'] },
   binds: ['setSpeed', 'listSpeeds'],

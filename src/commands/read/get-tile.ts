@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { checkPoint, TileX, TileY } from '../shared/checks.ts';
+import { readScope } from '../shared/scope.ts';
 import { defineCommand } from '../define.ts';
 
 export default defineCommand({
@@ -20,8 +21,14 @@ export default defineCommand({
   permission: {},
   binds: ['getTile', 'worldSize'],
   requiresMainThread: true,
-  frame: ({ game, args }) => {
+  frame: ({ game, args, caller }) => {
     checkPoint(game, args.x, args.y);
-    return game.getTile(args.x, args.y);
+    const tile = game.getTile(args.x, args.y);
+    // decisions §11: the read scope holds for get_tile too, or scanning tiles would show what
+    // query_actors hides; actors and actor_count then count the caller's own kingdom only.
+    const scope = readScope(caller, undefined);
+    if (scope.kind === 'all') return tile;
+    const actors = scope.kind === 'kingdom' ? tile.actors.filter((actor) => actor.kingdom_id === scope.kingdomId) : [];
+    return { ...tile, actors, actor_count: actors.length };
   },
 });

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import { LIMITS } from '../../limits.ts';
 import type { ActorQuery } from '../../shared/game-module.ts';
 import { readScope } from '../shared/scope.ts';
 import { defineCommand } from '../define.ts';
 
 export const QueryActorsArgs = Type.Object(
   {
-    race: Type.Optional(Type.String({ description: 'only actors of this race (list_actors items[].race)' })),
+    race: Type.Optional(Type.String({ maxLength: LIMITS.idMaxLength, description: 'only actors of this race (list_actors items[].race)' })),
     kingdom_id: Type.Optional(Type.Integer({ description: 'only actors of this kingdom' })),
     in_rect: Type.Optional(
       Type.Object(

@@ -1,6 +1,6 @@
 // decisions §4: a kingdom claim scopes reads only. With partial_intel and without read_all,
-// list_cities and query_actors show the claimed kingdom only (list_kingdoms and objective_status
-// are not filtered). Nothing is refused: FACTION_SCOPE_VIOLATION is never raised, a request for
+// list_cities, query_actors and (decisions §11) get_tile's actors show the claimed kingdom only
+// (list_kingdoms and objective_status are not filtered). Nothing is refused: FACTION_SCOPE_VIOLATION is never raised, a request for
 // another kingdom simply matches nothing.
 import { PERMISSIONS } from '../../auth/permissions.ts';
 import type { CallerContext } from '../../shared/caller.ts';

@@ -1,0 +1,33 @@
+// decisions §11: bridge.toml and agents.json hold credentials; readable by the group or by others,
+// they are one warning line at start (the bridge writes bridge.toml 0600 itself; a file copied or
+// edited into place may not be). Only the modes are read here: the files' contents are not.
+import { statSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { Logger } from 'pino';
+
+/** The files among `paths` that exist and that the group or others may read, with their modes. */
+export function readableByOthers(paths: readonly string[]): Array<{ file: string; mode: string }> {
+  if (process.platform === 'win32') return []; // no POSIX modes to read
+  const found: Array<{ file: string; mode: string }> = [];
+  for (const path of paths) {
+    let mode: number;
+    try {
+      mode = statSync(path).mode & 0o777;
+    } catch {
+      continue; // absent (agents.json in legacy mode)
+    }
+    if ((mode & 0o044) !== 0) found.push({ file: path, mode: mode.toString(8).padStart(4, '0') });
+  }
+  return found;
+}
+
+/** One warning line naming every such file, or nothing. */
+export function warnReadableConfig(paths: readonly string[], log: Logger): void {
+  const found = readableByOthers(paths);
+  if (found.length === 0) return;
+  const list = found.map(({ file, mode }) => `${basename(file)} (mode ${mode})`).join(' and ');
+  log.warn(
+    { files: found.map(({ file }) => file) },
+    `${list} can be read by other users of this machine and ${found.length > 1 ? 'hold' : 'holds'} tokens: chmod 600 ${found.map(({ file }) => file).join(' ')}`,
+  );
+}
