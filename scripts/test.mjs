@@ -11,7 +11,7 @@
 // one of the two CPU-bound runner slots while it only waits. `npx tap test/x.test.ts` still runs one
 // file from sources (.taprc), which is the quickest way to iterate on it.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -88,7 +88,8 @@ function runTap(files, jobs, mode) {
  * once, when the plugin list differs from the one of the last build.
  */
 function ensureTapBuilt() {
-  const stamp = join(ROOT, '.tap/plugins.stamp');
+  // The stamp lives inside tap's generated folder, so `npm ci` (which removes that folder) removes it too.
+  const stamp = join(ROOT, 'node_modules/@tapjs/test/test-built/gcb-plugins.stamp');
   const wanted = `${readFileSync(join(ROOT, 'node_modules/tap/package.json'), 'utf8').match(/"version": "([^"]+)"/)?.[1]}\n${readFileSync(RC, 'utf8').match(/^plugin:\n(?:\s+(?:- .*|#.*)\n)+/m)?.[0]}`;
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return;
   const built = spawnSync(process.execPath, [join(ROOT, 'node_modules/tap/dist/esm/run.mjs'), 'build'], {
@@ -97,7 +98,6 @@ function ensureTapBuilt() {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   if (built.status !== 0) process.exit(built.status ?? 1);
-  mkdirSync(join(ROOT, '.tap'), { recursive: true });
   writeFileSync(stamp, wanted);
 }
 
