@@ -24,6 +24,7 @@ import { Session } from './session/session.ts';
 import { loadAgents } from './config/agents.ts';
 import { bridgeInternal } from './commands/internal.ts';
 import { createEvents } from './events/index.ts';
+import { IdempotencyStore } from './idempotency/store.ts';
 import type { EventStats } from './events/hub.ts';
 import {
   createSharedState,
@@ -38,6 +39,7 @@ import {
   sFullFrames,
   sFullOverheadMaxMs,
   sFullOverheadMs,
+  sItems,
   sOverheadMs,
 } from './shared/layout.ts';
 import type { BridgeInfo } from './shared/protocol.ts';
@@ -83,11 +85,15 @@ export interface BridgeStats {
   poolThreads: number;
   /** decisions §7: the event layer (seq, streams, waiting recv_events, drops). */
   events: EventStats;
+  /** decisions §8: answers replayed for a repeated Idempotency-Key. */
+  idempotentReplays: number;
   /** What the dispatcher costs the game thread, handlers excluded (benchmarks report it). */
   frames: {
     frames: number;
     busyFrames: number;
     actions: number;
+    /** decisions §8: items run (a lone command is one, a batch counts its items). */
+    items: number;
     fullFrames: number;
     fullFrameOverheadMsAvg: number;
     fullFrameOverheadMsMax: number;
@@ -266,6 +272,8 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     },
   });
 
+  // decisions §8: kept answers of keyed requests, on the main loop; gone with the process.
+  const idempotency = new IdempotencyStore();
   let port = config.Bridge.port;
   const app = createApp({
     port: () => port,
@@ -281,6 +289,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     capabilities,
     events,
     execute: (def, args, caller, slot) => execute(def, args, caller, game, pool, slot),
+    idempotency,
   });
 
   let server: Server;
@@ -340,6 +349,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
       poolThreads: pool.threads,
       frames: frameStats(shared.stats),
       events: events.hub.stats,
+      idempotentReplays: idempotency.replays,
     }),
     close,
   };
@@ -352,6 +362,7 @@ function frameStats(stats: Float64Array): BridgeStats['frames'] {
     frames: stats[sFrames]!,
     busyFrames: busy,
     actions: stats[sActions]!,
+    items: stats[sItems]!,
     fullFrames: full,
     fullFrameOverheadMsAvg: full > 0 ? stats[sFullOverheadMs]! / full : 0,
     fullFrameOverheadMsMax: stats[sFullOverheadMaxMs]!,

@@ -23,10 +23,11 @@ export const ENTRY_EXPIRED = 3;
 export const sFrames = 0; // frames run
 export const sBusyFrames = 1; // frames that drained at least one action
 export const sActions = 2; // actions drained (started, expired or skipped)
-export const sFullFrames = 3; // frames that drained the full 32
+export const sFullFrames = 3; // frames that drained the full 32 entries or 256 items
 export const sFullOverheadMs = 4; // dispatcher time of those frames, handlers excluded
 export const sFullOverheadMaxMs = 5; // the largest such overhead
 export const sOverheadMs = 6; // dispatcher time of every busy frame, handlers excluded
+export const sItems = 7; // items drained: a lone command is one, a batch its items (decisions §8)
 const kStatsWords = 8;
 
 export interface SharedState {
