@@ -1,6 +1,7 @@
 // The main-loop half of the event layer (decisions §7): one seq counter, the history ring, the
 // fan-out to event streams, and recv_events' answers and waits. Everything here runs on the main
 // loop, so a batch is numbered, kept and offered to every subscriber in one turn, in seq order.
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { nearest, type Failure, type Outcome } from '../errors/bridge-error.ts';
 import { LIMITS } from '../limits.ts';
@@ -58,6 +59,11 @@ const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 
 export class EventHub {
   readonly slots: StreamSlots;
+  /**
+   * This bridge run (GET /events X-Event-Run): seqs start again at 1 when the bridge restarts, so a
+   * client that sees another run knows its resume point belongs to the old one.
+   */
+  readonly run = randomBytes(8).toString('hex');
   readonly #ring: EventRing<StoredEvent>;
   readonly #log: Logger;
   readonly #tick: () => number;
@@ -98,6 +104,11 @@ export class EventHub {
   setKinds(kinds: readonly string[]): void {
     this.#kindList = [...kinds];
     this.#kinds = new Set(kinds);
+  }
+
+  /** The last seq handed out. */
+  get seq(): number {
+    return this.#seq;
   }
 
   get stats(): EventStats {
