@@ -73,6 +73,8 @@ export class EventHub {
   readonly #waiters = new Set<Waiter>();
   #kinds: ReadonlySet<string>;
   #kindList: string[];
+  /** The game's eventFog: per kind, the fields the fog form cuts. */
+  #fogHides = new Map<string, ReadonlySet<string>>();
   #seq = 0;
   #published = 0;
   #dropped = 0;
@@ -109,6 +111,11 @@ export class EventHub {
   /** The last seq handed out. */
   get seq(): number {
     return this.#seq;
+  }
+
+  /** The game's eventFog, checked (kinds.ts checkEventFog). */
+  setFog(fog: ReadonlyMap<string, ReadonlySet<string>>): void {
+    this.#fogHides = new Map(fog);
   }
 
   get stats(): EventStats {
@@ -301,7 +308,8 @@ export class EventHub {
     fields: Record<string, unknown> | undefined,
     restrict: Restriction | null,
   ): StoredEvent {
-    const event = new StoredEvent(++this.#seq, kind, tick, atUtc, kingdomIds, fields, restrict);
+    const hides = kingdomIds.length > 1 ? (this.#fogHides.get(kind) ?? null) : null;
+    const event = new StoredEvent(++this.#seq, kind, tick, atUtc, kingdomIds, fields, restrict, hides);
     this.#ring.push(event);
     this.#published++;
     return event;
@@ -341,7 +349,7 @@ export class EventHub {
     let full = false;
     this.#ring.forEachAfter(since, (event) => {
       if ((kinds === null || kinds.has(event.kind)) && canSee(caller, event)) {
-        items.push(event.json);
+        items.push(event.jsonFor(caller));
         if (items.length === args.max) {
           cursor = event.seq;
           full = true;
