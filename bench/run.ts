@@ -1,13 +1,13 @@
 // `npm run bench [-- --quick] [-- --only name,name]`: throughput beside references measured in the
 // same run, admission and timeout behaviour measured (not assumed), frame cost and memory. Loopback
 // only; every run is bounded. It asserts nothing: it prints each figure beside its target and marks
-// the misses, then writes bench/results/<date>.json and docs/benchmarks.md.
+// the misses, then writes bench/results/<date>.json and docs/benchmarks.md (`--only`: its rows only).
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem, type as osType, release } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { load, startBridgeProcess, startServer, type BridgeProcess, type BridgeStatsReply, type LoadResult } from './lib/processes.ts';
-import { formatTable, writeReport, type Row } from './lib/report.ts';
+import { formatTable, mergeReport, writeReport, type Row } from './lib/report.ts';
 import { embed } from './scenarios/embed.ts';
 import { eventsScenario } from './scenarios/events.ts';
 
@@ -346,5 +346,8 @@ process.stdout.write(`${formatTable(rows)}\n`);
 const date = new Date().toISOString().slice(0, 10);
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
 writeFileSync(new URL(`./results/${date}.json`, import.meta.url), `${JSON.stringify({ date, machine, settings, rows, raw }, null, 2)}\n`);
-if (only === null) writeReport(new URL('../docs/benchmarks.md', import.meta.url), { date, machine, settings, rows });
+const report = new URL('../docs/benchmarks.md', import.meta.url);
+if (only === null) writeReport(report, { date, machine, settings, rows });
+// A partial run replaces its own rows only (the others stay from the last full run).
+else if (rows.length > 0) mergeReport(report, { date, only: [...only], settings, rows });
 process.stderr.write(`bench: done in ${settings.totalS} s; results in bench/results/${date}.json\n`);

@@ -174,7 +174,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     events.publishBatch,
   );
   const ready = game.ready;
-  const eventKinds = events.setGameKinds(ready.eventKinds);
+  const eventKinds = events.setGameKinds(ready.eventKinds, ready.eventFog);
   const system = session.credentials[0]!.caller;
   let claimsEpoch = -1;
   // `auto:N` claims follow the world: resolved at startup and again after every world swap.

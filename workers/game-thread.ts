@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   // Every game thread starts on a fresh world: at startup, and after a restart (decisions §7).
   events.emit('world_generated', { ...worldSize(game), seed: data.init.seed, cause: data.restarted ? 'restart' : 'startup' });
   drainer.drainFrame(); // publish the first tick before anyone asks
-  post({ type: 'ready', functions, version: String(game.version ?? '0.0.0'), selfDriven, eventKinds: game.eventKinds });
+  post({ type: 'ready', functions, version: String(game.version ?? '0.0.0'), selfDriven, eventKinds: game.eventKinds, eventFog: game.eventFog });
 
   parentPort!.on('message', (message: GameThreadControl) => {
     if (message.type === 'stop') {

@@ -7,6 +7,7 @@ import { BridgeCallError, BridgeConnectionError, ClientConfigError } from '../cl
 import { DEFAULT_TOOL_PREFIX, TOOL_PREFIX_PATTERN } from '../mcp/tools.ts';
 import { buildArgs, parseArgsObject, UsageError } from './args.ts';
 import { connect, resolveConnection } from './connect.ts';
+import { followEvents } from './events.ts';
 import { EXIT, EXIT_BY_CODE } from './exit-codes.ts';
 import { HELP } from './help.ts';
 import { renderCapabilities, renderError, renderHealth, renderValue } from './render.ts';
@@ -67,10 +68,12 @@ export async function runGcb(argv: readonly string[], io: Io = processIo()): Pro
         return await call(rest, io);
       case 'token':
         return token(rest, io);
+      case 'events':
+        return await events(rest, io);
       case 'mcp':
         return await mcp(rest, io);
       default:
-        throw new UsageError(`unknown command '${sub}' (commands: serve, health, capabilities, call, token, mcp)`);
+        throw new UsageError(`unknown command '${sub}' (commands: serve, health, capabilities, call, events, token, mcp)`);
     }
   } catch (err) {
     return fail(err, io);
@@ -141,6 +144,22 @@ function token(argv: string[], io: Io): Outcome {
   if (found.token === undefined) throw new ClientConfigError(`${found.path} has no [Bridge] token`);
   // Raw unless asked: `export GCB_TOKEN=$(gcb token)` must get the token alone.
   return print(io, values.json ? `${JSON.stringify({ token: found.token, url: found.url })}\n` : `${found.token}\n`);
+}
+
+/** Follows GET /events until Ctrl-C (SIGINT or SIGTERM: exit 0); src/cli/events.ts. */
+async function events(argv: string[], io: Io): Promise<Outcome> {
+  const { values } = parse(argv, { ...CONNECT_OPTIONS, kinds: { type: 'string' }, since: { type: 'string' } }, 'events');
+  if (values.help) return print(io, HELP.events!);
+  const json = wantJson(io, values.json);
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+  try {
+    await followEvents({ client: client(values, io), kinds: values.kinds, since: values.since, json, out: io.out, err: io.err, signal: stop.signal });
+  } finally {
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+  }
+  return EXIT.OK;
 }
 
 async function mcp(argv: string[], io: Io): Promise<Outcome> {

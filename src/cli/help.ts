@@ -18,6 +18,7 @@ commands:
   health         the health object (GET /health)
   capabilities   every enabled command with its args (GET /capabilities)
   call NAME      run a command: gcb call spawn entity_id=human x=10 y=20 count=3
+  events         follow what happens in the world, one line an event, until Ctrl-C (GET /events)
   token          print the token of a config dir, for pasting into a client config
   mcp            an MCP server in front of the bridge (stdio, or --http on loopback)
 
@@ -86,6 +87,26 @@ Runs one command (POST /cmd). Args come as key=value pairs, typed by the command
 Output: the result (readable), or with --json / in a pipe the success envelope {"ok":true,"result":...,"tick":N}.
 An error prints its code, message and did_you_mean on stderr and exits with the code's exit code
 (gcb --help has the table).
+
+${FINDING}
+`,
+
+  events: `usage: gcb events [--kinds KIND,KIND] [--since SEQ] [--config-dir DIR | --url URL] [--json]
+
+Follows the bridge's events (GET /events) and prints one line an event until Ctrl-C (exit 0):
+
+  gcb events
+  gcb events --kinds war_declared,kingdom_fell,city_conquered
+  gcb events --since 0 | jq -c 'select(.kind == "actor_died")'
+
+  --kinds K,K    only these kinds (gcb capabilities --json lists event_kinds; an unknown one exits 10)
+  --since SEQ    start with the kept events after SEQ (0: every event kept), then go live;
+                 without it, live events only
+
+Output: a readable line on a terminal (#seq time tick kind [kingdoms] field=value ...), one JSON
+object a line in a pipe or with --json. A lost connection is resumed where it stopped (no event
+twice, none lost while the bridge keeps them); notices about it go to stderr. Exit codes: 0 after
+Ctrl-C, 2 for bad flags, 3 without a token, 4 when no bridge answers at start, 20 for a refused token.
 
 ${FINDING}
 `,

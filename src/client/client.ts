@@ -6,6 +6,7 @@ import { isErrorCode } from '../errors/codes.ts';
 import type { ArgsOptional, CommandArgs, CommandName, CommandResult } from './commands.ts';
 import { DEFAULT_CONFIG_DIR, readBridgeConfig } from './config.ts';
 import { BridgeCallError, BridgeConnectionError, ClientConfigError, type ErrorBody } from './errors.ts';
+import { EventStream, type EventStreamOptions } from './events.ts';
 import { DEFAULT_RETRY, retryDelay, retryPolicy, type RetryPolicy } from './retry.ts';
 
 export type { CommandDescriptor, DisabledCommand, HealthObject };
@@ -129,6 +130,11 @@ export class BridgeClient {
     const body = answer.body;
     if (!isRecord(body) || body.ok !== true || !('result' in body)) throw this.#notBridge('/cmd', answer);
     return { ok: true, result: body.result, tick: typeof body.tick === 'number' ? body.tick : 0 };
+  }
+
+  /** GET /events as an async iterator that reconnects with Last-Event-ID (docs/events.md, src/client/events.ts). */
+  events(options: EventStreamOptions = {}): EventStream {
+    return new EventStream({ url: this.url, token: this.#token, fetch: this.#fetch }, options);
   }
 
   async #exchange(method: 'GET' | 'POST', path: string, payload: string | undefined, command: string, options: RequestOptions): Promise<Answer> {

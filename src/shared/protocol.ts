@@ -62,7 +62,7 @@ export interface GameThreadData {
 
 /** Game thread → main loop, on the worker's own channel. */
 export type GameThreadEvent =
-  | { type: 'ready'; functions: string[]; version: string; selfDriven: boolean; eventKinds: unknown }
+  | { type: 'ready'; functions: string[]; version: string; selfDriven: boolean; eventKinds: unknown; eventFog: unknown }
   /** decisions §7: one batch a frame, only when the frame emitted something. */
   | EventBatch
   | { type: 'log'; level: 'warn' | 'error' | 'info'; msg: string; detail?: unknown }
