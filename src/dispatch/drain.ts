@@ -22,11 +22,15 @@ import {
 } from '../shared/layout.ts';
 import type { ActionMessage, ActionReply } from '../shared/protocol.ts';
 import type { Collector } from '../events/collector.ts';
+import { hFrameDuration, hFrameItems, hQueueWait, observe } from '../shared/histograms.ts';
 import { JobRegistry } from './jobs.ts';
 
 export interface FrameDrainer {
-  /** One bridge frame: publish the tick, drain at most 32 actions, step the per-frame jobs. */
-  drainFrame(): void;
+  /**
+   * One bridge frame: publish the tick, drain at most 32 actions, step the per-frame jobs.
+   * `updateMs`: what the game's update took just before, when the bridge's own loop ran it.
+   */
+  drainFrame(updateMs?: number): void;
   readonly jobs: JobRegistry;
 }
 
@@ -47,7 +51,7 @@ export function createDrainer(options: {
 }): FrameDrainer {
   const { port, shared, commands, timings } = options;
   const emit = options.events?.emit ?? (() => {});
-  const { control, entries, startedAt, stats } = shared;
+  const { control, entries, startedAt, stats, histograms } = shared;
   let handlerMs = 0; // time spent inside handlers this frame, so the stats count only the dispatcher
   const jobs = new JobRegistry(control);
   const game = options.game as Required<GameModule>;
@@ -89,17 +93,20 @@ export function createDrainer(options: {
     }
   }
 
-  function drainFrame(): void {
+  function drainFrame(updateMs = 0): void {
     publishTick();
     const f0 = performance.now();
     handlerMs = 0;
     let drained = 0;
+    // decisions §9 gcb_frame_items: the items this frame ran (a command alone is one item).
+    let items = 0;
     for (; drained < LIMITS.actionsPerFrame; drained++) {
       const received = receiveMessageOnPort(port);
       if (received === undefined) break;
       Atomics.sub(control, kQueued, 1);
       const action = received.message as ActionMessage;
       const now = sharedNow();
+      observe(histograms, hQueueWait, (now - action.enqueuedAt) / 1000);
       if (now - action.enqueuedAt > timings.queueDeadlineMs) {
         const won = Atomics.compareExchange(entries, action.slot, ENTRY_QUEUED, ENTRY_EXPIRED) === ENTRY_QUEUED;
         reply({ kind: won ? 'expired' : 'skipped', slot: action.slot, id: action.id });
@@ -110,6 +117,7 @@ export function createDrainer(options: {
         continue;
       }
       start(action, now);
+      items++;
     }
     if (drained > 0) recordFrame(drained, performance.now() - f0 - handlerMs);
     jobs.step();
@@ -117,6 +125,8 @@ export function createDrainer(options: {
     Atomics.add(control, kFrames, 1);
     stats[sFrames]! += 1;
     options.events?.flush();
+    observe(histograms, hFrameItems, items);
+    observe(histograms, hFrameDuration, (updateMs + performance.now() - f0) / 1000);
   }
 
   function recordFrame(drained: number, overheadMs: number): void {

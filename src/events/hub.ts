@@ -58,6 +58,8 @@ const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 
 export class EventHub {
   readonly slots: StreamSlots;
+  /** decisions §9 gcb_events_total{kind}: events published so far, by kind. */
+  readonly kindCounts = new Map<string, number>();
   readonly #ring: EventRing<StoredEvent>;
   readonly #log: Logger;
   readonly #tick: () => number;
@@ -293,6 +295,7 @@ export class EventHub {
     const event = new StoredEvent(++this.#seq, kind, tick, atUtc, kingdomIds, fields, restrict);
     this.#ring.push(event);
     this.#published++;
+    this.kindCounts.set(kind, (this.kindCounts.get(kind) ?? 0) + 1);
     return event;
   }
 
