@@ -254,7 +254,12 @@ function Dashboard({ secret, who, onSignOut }) {
       <${BridgePanel} bridge=${bridge} history=${history} />
       <${KingdomsPanel} kingdoms=${kingdoms} claimed=${claimed} />
     </div>
-    <${FeedPanel} events=${events} state=${feedState} commandCategories=${categories} />
+    <${FeedPanel}
+      events=${events}
+      state=${feedState}
+      commandCategories=${categories}
+      kingdomNames=${new Map(Array.isArray(kingdoms) ? kingdoms.map((k) => [k.id, k.name]) : [])}
+    />
     <${AgentsPanel} session=${session} messages=${messages} whoami=${who} />
   </div>`;
 }

@@ -57,7 +57,7 @@ export function KingdomsPanel({ kingdoms, claimed }) {
                     html`<tr key=${k.id} class=${k.id === claimed ? 'mine' : ''}>
                       <td>
                         <span class="swatch" style=${{ background: kingdomColor(k.wild ? null : k.id) }}></span>${k.name}
-                        <span class="muted small">${k.race}${k.id === claimed ? ' · yours' : ''}</span>
+                        <span class="muted small race">${k.race}${k.id === claimed ? ' · yours' : ''}</span>
                       </td>
                       <td class="num">${k.units_count.toLocaleString('en')}</td>
                       <td class="num">${k.cities_count}</td>
@@ -70,6 +70,13 @@ export function KingdomsPanel({ kingdoms, claimed }) {
 }
 
 const READ_CATEGORIES = new Set(['meta', 'read', 'discovery', 'bus']);
+
+function kingdomTags(ids, names) {
+  if (!ids || ids.length === 0) return null;
+  return ids
+    .slice(0, 3)
+    .map((id) => html`<span class="tag"><span class="swatch" style=${{ background: kingdomColor(id) }}></span>${names.get(id) ?? `kingdom ${id}`}</span>`);
+}
 
 function describe(event) {
   const d = event.data;
@@ -95,7 +102,7 @@ function describe(event) {
   }
 }
 
-export function FeedPanel({ events, state, commandCategories }) {
+export function FeedPanel({ events, state, commandCategories, kingdomNames }) {
   const [agent, setAgent] = useState('');
   const [kind, setKind] = useState('');
   const [reads, setReads] = useState(false);
@@ -137,7 +144,7 @@ export function FeedPanel({ events, state, commandCategories }) {
             <span class="seq muted">#${e.seq}</span>
             <span class="tick muted">t${e.data.tick}</span>
             <span class=${`kind kind-${e.kind}`}>${e.kind}</span>
-            <span class="what">${describe(e)}</span>
+            <span class="what">${describe(e)} ${kingdomTags(e.data.kingdom_ids, kingdomNames)}</span>
           </li>`,
       )}
     </ol>
