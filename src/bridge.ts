@@ -26,6 +26,8 @@ import { bridgeInternal } from './commands/internal.ts';
 import { createEvents } from './events/index.ts';
 import { IdempotencyStore } from './idempotency/store.ts';
 import type { EventStats } from './events/hub.ts';
+import { createMetrics } from './metrics/index.ts';
+import { viewRoutes } from './view/routes.ts';
 import {
   createSharedState,
   kEnabled,
@@ -69,6 +71,8 @@ export interface BridgeOptions {
   poolThreads?: number;
   /** Heap limit of each pool thread in MB (default 512): past it the worker dies alone and is replaced. */
   poolMemoryMb?: number;
+  /** decisions §9: GET /metrics and the request series (default true; false measures their cost). */
+  metrics?: boolean;
 }
 
 export interface BridgeStats {
@@ -274,6 +278,9 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
 
   // decisions §8: kept answers of keyed requests, on the main loop; gone with the process.
   const idempotency = new IdempotencyStore();
+  // decisions §9: the series, read from what the parts above already keep.
+  const metrics = options.metrics === false ? null : createMetrics({ shared, admission, events: events.hub, multiAgent: session.multiAgent });
+
   let port = config.Bridge.port;
   const app = createApp({
     port: () => port,
@@ -288,6 +295,8 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     maxBodyBytes: config.Bridge.max_body_bytes,
     capabilities,
     events,
+    ...(metrics ? { metrics } : {}),
+    view: viewRoutes(() => port),
     execute: (def, args, caller, slot) => execute(def, args, caller, game, pool, slot),
     idempotency,
   });
@@ -327,6 +336,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
       await pool.destroy();
       server.closeAllConnections();
       await closed;
+      metrics?.stop();
       runtime.release();
       log.info('bridge closed');
       if (!options.logger) log.flush();

@@ -25,6 +25,7 @@ import type { ActionMessage, ActionReply } from '../shared/protocol.ts';
 import type { Collector } from '../events/collector.ts';
 import { BATCH_COMMAND, type BatchRequest } from '../batch/check.ts';
 import { runBatch } from './batch-run.ts';
+import { hFrameDuration, hFrameItems, hQueueWait, observe } from '../shared/histograms.ts';
 import { JobRegistry } from './jobs.ts';
 
 type FrameHandler = (env: FrameEnv<unknown>, input: unknown) => unknown;
@@ -32,8 +33,11 @@ type FrameHandler = (env: FrameEnv<unknown>, input: unknown) => unknown;
 const succeeded = (value: unknown): Outcome<unknown> => ({ ok: true, value });
 
 export interface FrameDrainer {
-  /** One bridge frame: publish the tick, drain at most 32 actions (256 items), step the per-frame jobs. */
-  drainFrame(): void;
+  /**
+   * One bridge frame: publish the tick, drain at most 32 actions (256 items), step the per-frame jobs.
+   * `updateMs`: what the game's update took just before, when the bridge's own loop ran it.
+   */
+  drainFrame(updateMs?: number): void;
   readonly jobs: JobRegistry;
 }
 
@@ -55,7 +59,7 @@ export function createDrainer(options: {
 }): FrameDrainer {
   const { port, shared, commands, timings } = options;
   const emit = options.events?.emit ?? (() => {});
-  const { control, entries, startedAt, stats } = shared;
+  const { control, entries, startedAt, stats, histograms } = shared;
   let handlerMs = 0; // time spent inside handlers this frame, so the stats count only the dispatcher
   let carried: ActionMessage | undefined; // drained but over the frame's item budget: runs first next frame
   const jobs = new JobRegistry(control);
@@ -126,14 +130,14 @@ export function createDrainer(options: {
     return received.message as ActionMessage;
   }
 
-  function drainFrame(): void {
+  function drainFrame(updateMs = 0): void {
     publishTick();
     const f0 = performance.now();
     handlerMs = 0;
     let drained = 0;
     let items = 0;
     // decisions §8: at most 32 entries and 256 items a frame; a batch that does not fit whole waits
-    // for the next frame, ahead of everything queued after it.
+    // for the next frame, ahead of everything queued after it. gcb_frame_items (decisions §9) counts them too.
     for (; drained < LIMITS.actionsPerFrame; drained++) {
       const action = next();
       if (action === undefined) break;
@@ -144,6 +148,7 @@ export function createDrainer(options: {
       }
       items += weight;
       const now = sharedNow();
+      observe(histograms, hQueueWait, (now - action.enqueuedAt) / 1000);
       if (now - action.enqueuedAt > timings.queueDeadlineMs) {
         const won = Atomics.compareExchange(entries, action.slot, ENTRY_QUEUED, ENTRY_EXPIRED) === ENTRY_QUEUED;
         reply({ kind: won ? 'expired' : 'skipped', slot: action.slot, id: action.id });
@@ -161,6 +166,8 @@ export function createDrainer(options: {
     Atomics.add(control, kFrames, 1);
     stats[sFrames]! += 1;
     options.events?.flush();
+    observe(histograms, hFrameItems, items);
+    observe(histograms, hFrameDuration, (updateMs + performance.now() - f0) / 1000);
   }
 
   function recordFrame(drained: number, items: number, overheadMs: number): void {

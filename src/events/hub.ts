@@ -64,6 +64,8 @@ export class EventHub {
    * client that sees another run knows its resume point belongs to the old one.
    */
   readonly run = randomBytes(8).toString('hex');
+  /** decisions §9 gcb_events_total{kind}: events published so far, by kind. */
+  readonly kindCounts = new Map<string, number>();
   readonly #ring: EventRing<StoredEvent>;
   readonly #log: Logger;
   readonly #tick: () => number;
@@ -312,6 +314,7 @@ export class EventHub {
     const event = new StoredEvent(++this.#seq, kind, tick, atUtc, kingdomIds, fields, restrict, hides);
     this.#ring.push(event);
     this.#published++;
+    this.kindCounts.set(kind, (this.kindCounts.get(kind) ?? 0) + 1);
     return event;
   }
 

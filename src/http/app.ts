@@ -7,6 +7,7 @@ import { capabilitiesRoutes } from './routes/capabilities.ts';
 import { cmdRoutes, type CmdDeps } from './routes/cmd.ts';
 import { healthRoutes, type HealthDeps } from './routes/health.ts';
 import type { EventLayer } from '../events/index.ts';
+import type { MetricsLayer } from '../metrics/index.ts';
 
 export type { Env } from './context.ts';
 
@@ -16,6 +17,10 @@ export interface AppDeps extends AuthenticateDeps, CmdDeps, HealthDeps {
   capabilities: string;
   /** decisions §7: GET /events and the audit of POST /cmd. */
   events?: Pick<EventLayer, 'routes' | 'audit'>;
+  /** decisions §9: GET /metrics and the request series (absent when metrics are off). */
+  metrics?: Pick<MetricsLayer, 'routes' | 'observe'>;
+  /** decisions §9: GET / and /view/*, served before authentication: the page holds no data. */
+  view?: Hono<Env>;
 }
 
 /**
@@ -25,6 +30,8 @@ export interface AppDeps extends AuthenticateDeps, CmdDeps, HealthDeps {
  */
 export function createApp(deps: AppDeps): Hono<Env> {
   const app = new Hono<Env>();
+  if (deps.view) app.route('/', deps.view);
+  if (deps.metrics) app.use('*', deps.metrics.observe);
   app.use('*', authenticate(deps));
   app.route('/', capabilitiesRoutes(deps.capabilities));
   app.route('/', healthRoutes(deps));
@@ -32,6 +39,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     app.use('/cmd', deps.events.audit);
     app.route('/', deps.events.routes);
   }
+  if (deps.metrics) app.route('/', deps.metrics.routes);
   app.route('/', cmdRoutes(deps));
 
   // decisions §5: any other path or method, after authentication.

@@ -1,6 +1,7 @@
 // The SharedArrayBuffer shared by the main loop, the game thread and the pool workers.
 // Offsets are named here and nowhere else (as piscina's symbols and thread-stream's indexes do).
 import { LIMITS } from '../limits.ts';
+import { HISTOGRAM_WORDS } from './histograms.ts';
 
 /** Int32 words of the control header. */
 export const kTick = 0; // world tick, published by the game thread after every frame
@@ -38,11 +39,13 @@ export interface SharedState {
   entries: Int32Array;
   /** When the game thread started each entry (ms, performance.timeOrigin + now()). */
   startedAt: Float64Array;
+  /** decisions §9: queue-wait and frame histograms (histograms.ts), written by the game thread only. */
+  histograms: Float64Array;
 }
 
 export function createSharedState(): SharedState {
   const entryCount = LIMITS.dispatcherEntries;
-  const bytes = kHeaderWords * 4 + entryCount * 4 + entryCount * 8 + kStatsWords * 8;
+  const bytes = kHeaderWords * 4 + entryCount * 4 + entryCount * 8 + kStatsWords * 8 + HISTOGRAM_WORDS * 8;
   return viewSharedState(new SharedArrayBuffer(bytes));
 }
 
@@ -50,12 +53,14 @@ export function viewSharedState(buffer: SharedArrayBuffer): SharedState {
   const entryCount = LIMITS.dispatcherEntries;
   const entriesOffset = kHeaderWords * 4;
   const startedOffset = entriesOffset + entryCount * 4; // a multiple of 8: 64 + 4096 * 4
+  const statsOffset = startedOffset + entryCount * 8;
   return {
     buffer,
     control: new Int32Array(buffer, 0, kHeaderWords),
     entries: new Int32Array(buffer, entriesOffset, entryCount),
     startedAt: new Float64Array(buffer, startedOffset, entryCount),
-    stats: new Float64Array(buffer, startedOffset + entryCount * 8, kStatsWords),
+    stats: new Float64Array(buffer, statsOffset, kStatsWords),
+    histograms: new Float64Array(buffer, statsOffset + kStatsWords * 8, HISTOGRAM_WORDS),
   };
 }
 
