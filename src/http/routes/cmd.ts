@@ -84,7 +84,7 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
       return fail(c, { ok: false, code: 'BAD_ARGS', message: `${where} ${detail} (GET /capabilities has the schema)` }, name, args);
     }
     const t0 = performance.now();
-    const permit = await deps.admission.acquire(() => c.req.raw.signal);
+    const permit = await deps.admission.acquire(() => c.req.raw.signal, c.get('caller').agentId);
     line.admission_wait_ms = round(performance.now() - t0);
     if (permit === null) return fail(c, busy(deps.admission.waitMs), name, args);
     let holdUntil: Promise<void> | null = null;

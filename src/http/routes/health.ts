@@ -37,7 +37,7 @@ export function healthRoutes(deps: HealthDeps): Hono<Env> {
 
   return new Hono<Env>().get('/health', (c): Response | Promise<Response> => {
     const t0 = performance.now();
-    const admitted = deps.admission.acquire(() => c.req.raw.signal);
+    const admitted = deps.admission.acquire(() => c.req.raw.signal, c.get('caller').agentId);
     // A free slot is granted synchronously: answer in the same turn, without a promise.
     if (!(admitted instanceof Promise)) return answer(c, admitted, t0);
     return admitted.then((permit) => answer(c, permit, t0));
