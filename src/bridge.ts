@@ -25,6 +25,7 @@ import { loadAgents } from './config/agents.ts';
 import { bridgeInternal } from './commands/internal.ts';
 import { createEvents } from './events/index.ts';
 import { IdempotencyStore } from './idempotency/store.ts';
+import { liveAgents } from './session/live-agents.ts';
 import type { EventStats } from './events/hub.ts';
 import { createMetrics } from './metrics/index.ts';
 import { viewRoutes } from './view/routes.ts';
@@ -113,6 +114,8 @@ export interface BridgeHandle {
   configPath: string;
   info: BridgeInfo;
   stats(): BridgeStats;
+  /** decisions §10: read agents.json again now (the CLI calls it on SIGHUP); resolves once applied or refused. */
+  reloadAgents(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -145,7 +148,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
   const commandModules = (options.commandModules ?? []).map((module) => toModuleUrl(module).href);
   const commands = await loadCommands(commandModules);
   // decisions §4: agents.json switches multi-agent mode on; an invalid one refuses startup.
-  const agents = loadAgents(configDir);
+  const agents = loadAgents(configDir, config.Bridge.max_concurrent_requests);
   const session = agents ? Session.multiAgent(agents, shared.control, log) : Session.legacy(config.Bridge.token, shared.control, log);
   // decisions §7: the event layer exists before the game thread, whose first frame already emits.
   const events = createEvents({
@@ -264,6 +267,19 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
   // In multi-agent mode only agents.json credentials exist: the legacy token answers 401.
   const credentials = new CredentialTable(session.credentials);
   const admission = new Admission(config.Bridge.max_concurrent_requests, timings.admissionWaitMs);
+  // decisions §10: agents.json changed live (polled with the kill switch's interval; SIGHUP: reloadAgents).
+  const agentsWatch = liveAgents({
+    configDir,
+    agents,
+    session,
+    credentials,
+    admission,
+    hub: events.hub,
+    control: shared.control,
+    maxConcurrent: config.Bridge.max_concurrent_requests,
+    intervalMs: timings.killSwitchReloadMs,
+    log,
+  });
   const killSwitch = watchKillSwitch({
     path: loaded.path,
     initial: config.enabled,
@@ -306,6 +322,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     server = await listen({ fetch: app.fetch, port, log });
   } catch (err) {
     killSwitch.stop();
+    agentsWatch.stop();
     await events.stop();
     await pool.destroy();
     await game.stop();
@@ -330,6 +347,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
       game.closeQueue();
       await Promise.race([waitUntil(() => admission.inUse === 0), sleep(timings.shutdownGraceMs)]);
       killSwitch.stop();
+      agentsWatch.stop();
       session.stop();
       await eventsStopped;
       await game.stop();
@@ -361,6 +379,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
       events: events.hub.stats,
       idempotentReplays: idempotency.replays,
     }),
+    reloadAgents: () => agentsWatch.reload(),
     close,
   };
 }

@@ -99,4 +99,8 @@ export const LIMITS = Object.freeze({
   recvEventsMaxDefault: 100,
   recvEventsMaxMax: 1000,
   recvEventsWaitMaxMs: 25_000,
+  /** decisions §10: `token` and `token_sha256` each hold 1..4 values (rotation with no gap). */
+  tokensPerAgentMax: 4,
+  /** decisions §10: the longest a request's log line waits before it is written. */
+  logFlushMs: 1_000,
 });

@@ -57,6 +57,8 @@ export async function main(argv: string[]): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // decisions §10: SIGHUP reads agents.json again at once (it is also polled every 2 s).
+  process.on('SIGHUP', () => void bridge.reloadAgents());
 }
 
 function fatal(message: string): never {

@@ -151,7 +151,7 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     const items = def.name === BATCH_COMMAND ? checkItems(deps.registry, args as unknown as BatchRequest) : null;
     if (items !== null && !Array.isArray(items)) return fail(c, items, name, args);
     const t0 = performance.now();
-    const permit = await deps.admission.acquire(() => c.req.raw.signal);
+    const permit = await deps.admission.acquire(() => c.req.raw.signal, c.get('caller').agentId);
     line.admission_wait_ms = round(performance.now() - t0);
     if (permit === null) return fail(c, busy(deps.admission.waitMs), name, args);
     let holdUntil: Promise<void> | null = null;
