@@ -24,7 +24,8 @@ export function createMcpServer({ client, capabilities, prefix }: McpServerOptio
         `Each ${prefix}<command> tool runs one command of the Game Control Bridge in a running simulation game; ` +
         `${prefix}${CAPABILITIES_TOOL} lists them with their argument schemas. Asset ids (tile_id, entity_id, power_id, speed_id) ` +
         `come from the list_* tools. A failed call returns an error result with the bridge's code, message and, for an unknown id, ` +
-        `did_you_mean: correct the call and try again. BUSY is already retried for you.`,
+        `did_you_mean: correct the call and try again. BUSY is already retried for you. With several reads or actions ready ` +
+        `at once, ${prefix}batch runs up to 32 of them in one frame for one call.`,
     },
   );
   const tools = toolsFor(capabilities, prefix);
