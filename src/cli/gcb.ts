@@ -66,6 +66,8 @@ export async function runGcb(argv: readonly string[], io: Io = processIo()): Pro
         return await capabilities(rest, io);
       case 'call':
         return await call(rest, io);
+      case 'batch':
+        return await batch(rest, io);
       case 'token':
         return token(rest, io);
       case 'events':
@@ -73,7 +75,7 @@ export async function runGcb(argv: readonly string[], io: Io = processIo()): Pro
       case 'mcp':
         return await mcp(rest, io);
       default:
-        throw new UsageError(`unknown command '${sub}' (commands: serve, health, capabilities, call, events, token, mcp)`);
+        throw new UsageError(`unknown command '${sub}' (commands: serve, health, capabilities, call, batch, events, token, mcp)`);
     }
   } catch (err) {
     return fail(err, io);
@@ -135,6 +137,58 @@ async function call(argv: string[], io: Io): Promise<Outcome> {
   const success = await bridge.request(name, callArgs);
   if (values.out !== undefined) success.result = writeOut(values.out, success.result);
   return print(io, json ? `${JSON.stringify(success)}\n` : `${renderValue(success.result)}\n`);
+}
+
+/**
+ * decisions §8: `gcb batch FILE` (or - for stdin), a JSON array of {name, args}, run as one batch.
+ * Exits 0 when every item ran; else with the exit code of the first failed item's error.
+ */
+async function batch(argv: string[], io: Io): Promise<Outcome> {
+  const { values, positionals } = parse(argv, { ...CONNECT_OPTIONS, 'keep-going': { type: 'boolean' } }, 'batch', true);
+  if (values.help) return print(io, HELP.batch!);
+  const [file, ...extra] = positionals;
+  if (file === undefined || extra.length > 0)
+    throw new UsageError('batch needs one FILE (or - for stdin) holding a JSON array of {"name": ..., "args": {...}}');
+  const json = wantJson(io, values.json);
+  const commands = parseBatchFile(file === '-' ? io.readStdin() : readFileSync(file, 'utf8'));
+  const args: Record<string, unknown> = { commands };
+  if (values['keep-going']) args.stop_on_error = false;
+  const success = await client(values, io).request('batch', args);
+  const result = success.result as { results: Array<Record<string, unknown>>; completed: number; failed: number; skipped: number };
+  io.out(
+    json
+      ? `${JSON.stringify(success)}
+`
+      : renderBatch(commands, result),
+  );
+  const failed = result.results.find((item) => isRecord(item.error));
+  return failed ? (EXIT_BY_CODE[(failed.error as { code: keyof typeof EXIT_BY_CODE }).code] ?? EXIT.INTERNAL) : EXIT.OK;
+}
+
+function parseBatchFile(text: string): unknown[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`the batch file is not JSON: ${(err as Error).message}`);
+  }
+  if (!Array.isArray(parsed)) throw new UsageError('the batch file must hold a JSON array of {"name": ..., "args": {...}}');
+  return parsed;
+}
+
+function renderBatch(commands: unknown[], result: { results: Array<Record<string, unknown>>; completed: number; failed: number; skipped: number }): string {
+  const lines = result.results.map((item, index) => {
+    const name = String((commands[index] as { name?: unknown } | undefined)?.name ?? '?');
+    if (item.skipped === true) return `[${index}] ${name}: skipped`;
+    if (isRecord(item.error)) return `[${index}] ${name}: ${String(item.error.code)}: ${String(item.error.message)}`;
+    return `[${index}] ${name}: ok\n${renderValue(item.result, 2)}`;
+  });
+  lines.push(`${result.completed} completed, ${result.failed} failed, ${result.skipped} skipped`);
+  return `${lines.join('\n')}\n`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function token(argv: string[], io: Io): Outcome {

@@ -2,6 +2,7 @@
 export {
   BridgeClient,
   createClient,
+  type BatchOptions,
   type CallParameters,
   type Capabilities,
   type ClientOptions,
@@ -11,7 +12,7 @@ export {
   type RequestOptions,
   type RetryEvent,
 } from './client.ts';
-export type { CommandArgs, CommandName, CommandResult } from './commands.ts';
+export type { BatchableName, BatchItem, BatchItemError, BatchItemResult, BatchResults, CommandArgs, CommandName, CommandResult } from './commands.ts';
 export {
   EVENT_STREAM_DEFAULTS,
   EventStream,

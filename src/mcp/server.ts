@@ -66,6 +66,8 @@ export function instructionsFor(capabilities: Capabilities, prefix: string): str
     `${prefix}${CAPABILITIES_TOOL} lists them with their argument schemas. Asset ids (tile_id, entity_id, power_id, speed_id) ` +
     `come from the list_* tools. A failed call returns an error result with the bridge's code, message and, for an unknown id, ` +
     `did_you_mean: correct the call and try again. BUSY is already retried for you.`;
+  if (capabilities.commands.some((command) => command.name === 'batch'))
+    text += ` With several reads or actions ready at once, ${prefix}batch runs up to 32 of them in one frame for one call.`;
   if (capabilities.commands.some((command) => command.name === 'recv_events')) {
     text +=
       ` To learn what changed (births, deaths, cities, wars, powers, messages, other agents' commands), call ` +
