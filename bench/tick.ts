@@ -28,6 +28,7 @@ import { placeActor } from '../src/game/kingdoms.ts';
 import { nextFloat, nextInt, seedRng } from '../src/game/rng.ts';
 import { tick } from '../src/game/simulation.ts';
 import { fromSnapshot, hashSnapshot, toSnapshot, type SandboxSnapshot } from '../src/game/snapshot.ts';
+import { loadavg } from 'node:os';
 import type { World } from '../src/game/world.ts';
 import { mergeReport, type Row as ReportRow } from './lib/report.ts';
 
@@ -359,7 +360,7 @@ if (process.argv.includes('--report')) {
   mergeReport(new URL('../docs/benchmarks.md', import.meta.url), {
     date: new Date().toISOString().slice(0, 10),
     only: ['tick'],
-    settings: { script: 'npm run bench:tick', cases: targetOnly ? '1024² 50k only' : 'all' },
+    settings: { script: 'npm run bench:tick', cases: targetOnly ? '1024² 50k only' : 'all', load1: loadavg()[0]!.toFixed(1) },
     rows: reported,
   });
 }
