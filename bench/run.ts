@@ -3,7 +3,7 @@
 // only; every run is bounded. It asserts nothing: it prints each figure beside its target and marks
 // the misses, then writes bench/results/<date>.json and docs/benchmarks.md (`--only`: its rows only).
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem, type as osType, release } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem, type as osType, release } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { load, startBridgeProcess, startServer, type BridgeProcess, type BridgeStatsReply, type LoadResult } from './lib/processes.ts';
@@ -341,7 +341,15 @@ const machine = {
   os: `${osType()} ${release()}`,
   node: process.version,
 };
-const settings = { durationS: DURATION, fps: FPS, connections: 'as listed', quick: Boolean(values.quick), totalS: Math.round((Date.now() - started) / 1000) };
+const settings = {
+  durationS: DURATION,
+  fps: FPS,
+  connections: 'as listed',
+  quick: Boolean(values.quick),
+  totalS: Math.round((Date.now() - started) / 1000),
+  // Other processes' load moves the absolute figures (ratios less): the 1-minute load average at the end.
+  load1: loadavg()[0]!.toFixed(1),
+};
 process.stdout.write(`${formatTable(rows)}\n`);
 const date = new Date().toISOString().slice(0, 10);
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });

@@ -137,3 +137,10 @@ t.test('a terminal gets one readable line an event', async (t) => {
   t.notOk(long.includes('\n'), 'never more than one line');
   t.ok(long.length < 260, 'long fields shortened');
 });
+
+t.test('the README shows gcb events in its quick start', async (t) => {
+  const { readFileSync } = await import('node:fs');
+  const readme = readFileSync(new URL('README.md', `file://${ROOT}/`), 'utf8');
+  const quickStart = readme.slice(0, readme.indexOf('## Configuration'));
+  t.match(quickStart, /```sh\nnode bin\/gcb\.js events/, 'an example before the configuration table');
+});
