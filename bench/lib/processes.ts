@@ -95,6 +95,8 @@ export function startBridgeProcess(options: {
   game?: string;
   counters?: boolean;
   gameOptions?: Record<string, unknown>;
+  /** startBridge's `metrics` (decisions §9); default on. */
+  metrics?: boolean;
 }): Promise<BridgeProcess> {
   return new Promise((resolve, reject) => {
     // The compiled bridge (npm run bench builds it first), as npm start runs it.

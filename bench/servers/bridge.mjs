@@ -1,6 +1,6 @@
 // The bridge under test, in its own process, from the compiled build (dist/, what npm start runs):
 // plain JavaScript, so no tsx loader inflates its memory. argv[2]: JSON { configDir, game?, counters?,
-// gameOptions? }. IPC: 'stats' → { stats, rss, heap, counters }, 'gc' → after a full GC, 'close' → exits.
+// gameOptions?, metrics? }. IPC: 'stats' → { stats, rss, heap, counters }, 'gc' → after a full GC, 'close' → exits.
 import { startBridge } from '../../dist/src/bridge.js';
 
 const options = JSON.parse(process.argv[2] ?? '{}');
@@ -11,6 +11,7 @@ const bridge = await startBridge({
   ...(options.game ? { game: options.game } : {}),
   gameOptions: { ...options.gameOptions, ...(counters ? { counters } : {}) },
   logDestination: { write: () => true },
+  ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
 });
 process.send({ type: 'ready', url: bridge.url, token: bridge.token });
 process.on('message', async (message) => {
