@@ -295,7 +295,16 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
   // decisions §8: kept answers of keyed requests, on the main loop; gone with the process.
   const idempotency = new IdempotencyStore();
   // decisions §9: the series, read from what the parts above already keep.
-  const metrics = options.metrics === false ? null : createMetrics({ shared, admission, events: events.hub, multiAgent: session.multiAgent });
+  const metrics =
+    options.metrics === false
+      ? null
+      : createMetrics({
+          shared,
+          admission,
+          events: events.hub,
+          multiAgent: session.multiAgent,
+          idempotentReplays: () => idempotency.replays,
+        });
 
   let port = config.Bridge.port;
   const app = createApp({
