@@ -101,14 +101,14 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     const print = fingerprint(name, args);
     for (;;) {
       const claim = store.claim(c.get('caller').agentId, key, print);
-      if (claim.kind === 'replay') return replay(c, claim.answer);
+      if (claim.kind === 'replay') return replay(c, name, claim.answer);
       if (claim.kind === 'conflict') {
         const message = `Idempotency-Key '${key}' was already used by this credential for another request (another name or args); use a fresh key for a new request`;
         return fail(c, { ok: false, code: 'BAD_ARGS', message }, name, args);
       }
       if (claim.kind === 'wait') {
         const answer = await claim.answer;
-        if (answer !== null) return replay(c, answer);
+        if (answer !== null) return replay(c, name, answer);
         continue; // the first one never ran: this one runs
       }
       const trace: RunTrace = { settled: null };
@@ -132,8 +132,11 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     }
   }
 
-  function replay(c: AppContext, answer: KeptAnswer): Response {
-    c.get('line').code = answer.code as RequestLog['code'];
+  function replay(c: AppContext, name: string, answer: KeptAnswer): Response {
+    const line = c.get('line');
+    // Only answers of registered commands are kept, so the name is safe to log.
+    line.command = name;
+    line.code = answer.code as RequestLog['code'];
     return send(c, answer.status, answer.body, REPLAYED);
   }
 
