@@ -11,6 +11,7 @@ import { formatTable, mergeReport, writeReport, type Row } from './lib/report.ts
 import { embed } from './scenarios/embed.ts';
 import { eventsScenario } from './scenarios/events.ts';
 import { metricsScenario } from './scenarios/metrics.ts';
+import { batchScenario } from './scenarios/batch.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
 const DURATION = values.quick ? 3 : 10;
@@ -335,6 +336,7 @@ if (want('timeout')) await mainThreadTimeout();
 if (want('embed')) await embed({ rows, raw, quick: Boolean(values.quick) });
 if (want('events')) await eventsScenario(rows, raw, DURATION);
 if (want('metrics')) await metricsScenario(rows, raw, DURATION);
+if (want('batch')) await batchScenario(rows, raw, DURATION);
 
 const machine = {
   cpus: cpus().length,

@@ -23,6 +23,8 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   body?: string;
   requests?: Array<{ method?: string; path?: string; headers?: Record<string, string>; body?: string }>;
+  /** autocannon replaces `[<id>]` in each request (headers included) with a fresh id. */
+  idReplacement?: boolean;
 }
 
 /** One autocannon run in its own process; bounded by `duration` (+ a grace). */
@@ -78,6 +80,7 @@ export interface BridgeStatsReply {
       frames: number;
       busyFrames: number;
       actions: number;
+      items: number;
       fullFrames: number;
       fullFrameOverheadMsAvg: number;
       fullFrameOverheadMsMax: number;

@@ -70,6 +70,8 @@ ${table.join('\n')}
 
 The frame model: a main-thread command completes in the frame that drains it, so throughput is at most
 min(connections, slots, 32) × fps, and while connections ≤ slots ≤ 32 a command waits at most one frame.
+A batch (decisions §8) is one entry of up to 32 items, and a frame runs at most 256 items, so batched
+items reach min(connections, slots, 32) × 32, at most 256, × fps.
 `;
   writeFileSync(file, text);
 }

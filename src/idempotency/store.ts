@@ -23,10 +23,12 @@ export type Claim =
   | { kind: 'conflict' };
 
 interface Entry {
+  id: string;
   fingerprint: string;
   /** null while the first request runs. */
   answer: KeptAnswer | null;
-  waiters: Array<(answer: KeptAnswer | null) => void>;
+  /** Retries waiting for the first run's answer; null until one does (most keys never see a retry). */
+  waiters: Array<(answer: KeptAnswer | null) => void> | null;
   expiresAt: number;
 }
 
@@ -38,11 +40,15 @@ export interface IdempotencyOptions {
 
 /**
  * Keys are scoped to a credential (an agent): two agents may use the same key for different
- * requests. A Map keeps insertion order and a finished entry is re-inserted, so the finished ones
- * sit oldest first: expiry and the 10000-key bound both drop from the front.
+ * requests. Finished answers also wait in a FIFO in the order they finished, so expiry and the
+ * 10000-key bound drop from its front in O(1) (walking a Map from its front after many deletions
+ * would step over every deleted slot each time).
  */
 export class IdempotencyStore {
   readonly #entries = new Map<string, Entry>();
+  /** Finished entries, oldest first, from index #head on. */
+  #finished: Entry[] = [];
+  #head = 0;
   readonly #maxKeys: number;
   readonly #ttlMs: number;
   readonly #now: () => number;
@@ -68,7 +74,7 @@ export class IdempotencyStore {
   claim(scope: string, key: string, fingerprint: string): Claim {
     // A key is printable ASCII, so the first NUL separates it from the scope.
     const id = `${key}\0${scope}`;
-    this.#sweep();
+    this.#expire();
     const entry = this.#entries.get(id);
     if (entry === undefined) return this.#start(id, fingerprint);
     if (entry.fingerprint !== fingerprint) return { kind: 'conflict' };
@@ -76,10 +82,11 @@ export class IdempotencyStore {
       this.#replays++;
       return { kind: 'replay', answer: entry.answer };
     }
+    const waiters = (entry.waiters ??= []);
     return {
       kind: 'wait',
       answer: new Promise((resolve) =>
-        entry.waiters.push((answer) => {
+        waiters.push((answer) => {
           if (answer !== null) this.#replays++;
           resolve(answer);
         }),
@@ -88,7 +95,7 @@ export class IdempotencyStore {
   }
 
   #start(id: string, fingerprint: string): Claim {
-    const entry: Entry = { fingerprint, answer: null, waiters: [], expiresAt: Infinity };
+    const entry: Entry = { id, fingerprint, answer: null, waiters: null, expiresAt: Infinity };
     this.#entries.set(id, entry);
     this.#bound();
     let finished = false;
@@ -98,36 +105,41 @@ export class IdempotencyStore {
         if (finished) return;
         finished = true;
         const waiters = entry.waiters;
-        entry.waiters = [];
-        // An answer that means nothing ran is not kept: the next request with the key runs.
-        if (this.#entries.get(id) === entry) this.#entries.delete(id);
+        entry.waiters = null;
         if (answer !== null) {
           entry.answer = answer;
           entry.expiresAt = this.#now() + this.#ttlMs;
-          this.#entries.set(id, entry);
+          this.#finished.push(entry);
+          // A running entry may have been pushed out by the bound meanwhile: it comes back answered.
+          if (this.#entries.get(id) !== entry) this.#entries.set(id, entry);
           this.#bound();
+        } else if (this.#entries.get(id) === entry) {
+          // An answer that means nothing ran is not kept: the next request with the key runs.
+          this.#entries.delete(id);
         }
-        for (const waiter of waiters) waiter(answer);
+        if (waiters) for (const waiter of waiters) waiter(answer);
       },
     };
   }
 
-  /** Drops expired answers from the front (running entries have no expiry yet and are stepped over). */
-  #sweep(): void {
+  /** Drops the answers past their ttl (they finished in order, so they sit at the front). */
+  #expire(): void {
     const now = this.#now();
-    for (const [id, entry] of this.#entries) {
-      if (entry.answer === null) continue;
-      if (entry.expiresAt > now) return;
-      this.#entries.delete(id);
-    }
+    while (this.#head < this.#finished.length && this.#finished[this.#head]!.expiresAt <= now) this.#dropOldest();
   }
 
-  /** At most maxKeys: the oldest answers go first; a running entry is never dropped (its retries wait on it). */
+  /** At most maxKeys: the oldest answers go first; a running key is never dropped (its retries wait on it). */
   #bound(): void {
-    if (this.#entries.size <= this.#maxKeys) return;
-    for (const [id, entry] of this.#entries) {
-      if (this.#entries.size <= this.#maxKeys) return;
-      if (entry.answer !== null) this.#entries.delete(id);
+    while (this.#entries.size > this.#maxKeys && this.#head < this.#finished.length) this.#dropOldest();
+  }
+
+  #dropOldest(): void {
+    const entry = this.#finished[this.#head]!;
+    this.#finished[this.#head++] = undefined as never;
+    if (this.#entries.get(entry.id) === entry) this.#entries.delete(entry.id);
+    if (this.#head > 1024 && this.#head * 2 > this.#finished.length) {
+      this.#finished = this.#finished.slice(this.#head);
+      this.#head = 0;
     }
   }
 }

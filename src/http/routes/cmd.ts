@@ -7,7 +7,7 @@ import type { CommandDef } from '../../commands/define.ts';
 import { argsProblem, type CommandRegistry } from '../../commands/registry.ts';
 import type { Execution } from '../../dispatch/execute.ts';
 import type { Releasable } from '../../dispatch/pool.ts';
-import { failureOf, failureOrNull, toFailure } from '../../errors/bridge-error.ts';
+import { failureOf, failureOrNull, toFailure, type Failure } from '../../errors/bridge-error.ts';
 import { fingerprint, keyProblem } from '../../idempotency/key.ts';
 import type { IdempotencyStore, KeptAnswer } from '../../idempotency/store.ts';
 import type { Session } from '../../session/session.ts';
@@ -15,7 +15,7 @@ import type { CallerContext } from '../../shared/caller.ts';
 import { kTick, type SharedState } from '../../shared/layout.ts';
 import { isJsonContentType, parseCommandBody, type CommandRequest } from '../body.ts';
 import { header, round, type AppContext, type Env, type RequestLog } from '../context.ts';
-import { successBody } from '../envelope.ts';
+import { errorBody, successBody } from '../envelope.ts';
 import { busy, fail, overLimit, send } from '../respond.ts';
 
 export interface CmdDeps {
@@ -32,9 +32,18 @@ export interface CmdDeps {
   idempotency?: IdempotencyStore;
 }
 
-/** What a run tells the idempotency layer beyond its answer: a backstop answer's real end. */
+/** What a run tells the idempotency layer beyond its answer: what the answer was made of, and a backstop answer's real end. */
 interface RunTrace {
   settled: Promise<void> | null;
+  /** The success body as sent. */
+  body: string | null;
+  /** The failure of a run that reached the game, as sent. */
+  failure: Failure | null;
+}
+
+function traced(trace: RunTrace | null, failure: Failure): Failure {
+  if (trace) trace.failure = failure;
+  return failure;
 }
 
 // decisions §8: the answers of requests that reached the game (the backstop's 504 is decided apart).
@@ -101,17 +110,17 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     const print = fingerprint(name, args);
     for (;;) {
       const claim = store.claim(c.get('caller').agentId, key, print);
-      if (claim.kind === 'replay') return replay(c, claim.answer);
+      if (claim.kind === 'replay') return replay(c, name, claim.answer);
       if (claim.kind === 'conflict') {
         const message = `Idempotency-Key '${key}' was already used by this credential for another request (another name or args); use a fresh key for a new request`;
         return fail(c, { ok: false, code: 'BAD_ARGS', message }, name, args);
       }
       if (claim.kind === 'wait') {
         const answer = await claim.answer;
-        if (answer !== null) return replay(c, answer);
+        if (answer !== null) return replay(c, name, answer);
         continue; // the first one never ran: this one runs
       }
-      const trace: RunTrace = { settled: null };
+      const trace: RunTrace = { settled: null, body: null, failure: null };
       let response: Response;
       try {
         response = await runRequest(c, request, trace);
@@ -125,15 +134,20 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
         claim.finish(null);
         return response;
       }
-      const answer: KeptAnswer = { status, body: await response.text(), code: c.get('line').code };
+      // The body as sent, rebuilt from what made it (reading a Response back would cost a copy).
+      const body = trace.body ?? (trace.failure ? errorBody(trace.failure, name, args) : await response.text());
+      const answer: KeptAnswer = { status, body, code: c.get('line').code };
       if (trace.settled) void trace.settled.then(() => claim.finish(answer));
       else claim.finish(answer);
       return send(c, status, answer.body);
     }
   }
 
-  function replay(c: AppContext, answer: KeptAnswer): Response {
-    c.get('line').code = answer.code as RequestLog['code'];
+  function replay(c: AppContext, name: string, answer: KeptAnswer): Response {
+    const line = c.get('line');
+    // Only answers of registered commands are kept, so the name is safe to log.
+    line.command = name;
+    line.code = answer.code as RequestLog['code'];
     return send(c, answer.status, answer.body, REPLAYED);
   }
 
@@ -167,13 +181,14 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
       if (trace) trace.settled = run.settled;
       line.queue_wait_ms = round(run.queueWaitMs);
       line.run_ms = round(run.runMs);
-      if (!run.outcome.ok) return fail(c, run.outcome, name, args);
+      if (!run.outcome.ok) return fail(c, traced(trace, run.outcome), name, args);
       let body: string;
       try {
         body = successBody(run.outcome.value, Atomics.load(deps.shared.control, kTick));
       } catch (err) {
-        return fail(c, toFailure(err), name, args);
+        return fail(c, traced(trace, toFailure(err)), name, args);
       }
+      if (trace) trace.body = body;
       return send(c, 200, body);
     } finally {
       // spec step 6: the slot goes back once the answer is serialised, or, after a backstop
