@@ -11,3 +11,12 @@ export async function take(stream: AsyncIterator<BridgeEvent>, count: number): P
   }
   return out;
 }
+
+/** Resolves once `predicate` holds (polled every 10 ms); rejects after `ms`. */
+export async function waitFor(predicate: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
