@@ -9,6 +9,8 @@ import { BridgeClient, type Capabilities } from '../../src/client/client.ts';
 import { createMcpServer, instructionsFor } from '../../src/mcp/server.ts';
 import { startEventBridge, TOKEN } from '../events/helpers.ts';
 
+t.setTimeout(120_000);
+
 t.test('the instructions point at recv_events, with its cursor and wait', async (t) => {
   const b = await startEventBridge(t);
   const bridge = new BridgeClient({ url: b.bridge.url, token: TOKEN });
