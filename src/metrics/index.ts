@@ -4,13 +4,13 @@
 // semaphore and shared memory, the queue and frame histograms from the game thread's shared
 // counts (src/shared/histograms.ts). bridge.ts wires it; stop() ends the default collectors.
 import type { Hono, MiddlewareHandler } from 'hono';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { Env } from '../http/context.ts';
-import { hFrameDuration, hFrameItems, hQueueWait } from '../shared/histograms.ts';
+import { hFrameDuration, hFrameItems, hQueueWait, type HistogramSpec } from '../shared/histograms.ts';
 import { kQueued, kTick, type SharedState } from '../shared/layout.ts';
-import { createRequestObserver } from './observe.ts';
+import { CountTable, createRequestObserver } from './observe.ts';
 import { metricsRoutes } from './routes.ts';
-import { SharedHistogram } from './shared-histogram.ts';
+import { BucketHistogram } from './shared-histogram.ts';
 
 export interface MetricsSources {
   shared: SharedState;
@@ -41,53 +41,41 @@ export const ADMISSION_BOUNDS = [0.0001, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 export function createMetrics(sources: MetricsSources): MetricsLayer {
   const registry = new Registry();
   const registers = [registry];
-  const { shared, admission, events } = sources;
+  const { admission, events } = sources;
 
-  const requests = new Counter({
-    name: 'gcb_requests_total',
-    help: 'Answers by endpoint, command (the registered name, or the path for GET endpoints) and code (OK or the error code)',
-    labelNames: ['endpoint', 'command', 'code'] as const,
-    registers,
-  });
-  const duration = new Histogram({
+  const requests = new CountTable();
+  tableCounter(
+    registry,
+    'gcb_requests_total',
+    'Answers by endpoint, command (the registered name, or the path for GET endpoints) and code (OK or the error code)',
+    ['endpoint', 'command', 'code'],
+    requests,
+  );
+  const duration = new BucketHistogram({
     name: 'gcb_request_duration_seconds',
     help: 'Time from the request reaching the bridge to its answer being ready, by command',
-    labelNames: ['command'] as const,
-    buckets: REQUEST_BOUNDS,
-    registers,
+    bounds: REQUEST_BOUNDS,
   });
-  const admissionWait = new Histogram({
+  registry.registerMetric(duration);
+  const admissionWait = new BucketHistogram({
     name: 'gcb_admission_wait_seconds',
     help: 'Time a request waited for an admission slot (5 s then 503 BUSY)',
-    buckets: ADMISSION_BOUNDS,
-    registers,
+    bounds: ADMISSION_BOUNDS,
   });
-  const agentRequests = sources.multiAgent
-    ? new Counter({
-        name: 'gcb_agent_requests_total',
-        help: 'Answers by agent id (agents.json) and code',
-        labelNames: ['agent', 'code'] as const,
-        registers,
-      })
-    : null;
+  registry.registerMetric(admissionWait);
+  const agentRequests = sources.multiAgent ? new CountTable() : null;
+  if (agentRequests) tableCounter(registry, 'gcb_agent_requests_total', 'Answers by agent id (agents.json) and code', ['agent', 'code'], agentRequests);
 
-  registry.registerMetric(
-    new SharedHistogram('gcb_queue_wait_seconds', 'Time a queued entry waited for the game thread to reach it', shared.histograms, hQueueWait),
-  );
-  registry.registerMetric(
-    new SharedHistogram(
-      'gcb_frame_duration_seconds',
-      "Time of one frame's work: the game's update (when the bridge runs the loop), the drain and the jobs",
-      shared.histograms,
-      hFrameDuration,
-    ),
-  );
-  registry.registerMetric(new SharedHistogram('gcb_frame_items', 'Items run in one frame (a command alone is one item)', shared.histograms, hFrameItems));
+  const shared = (name: string, help: string, spec: HistogramSpec) =>
+    registry.registerMetric(new BucketHistogram({ name, help, bounds: spec.bounds, shared: { view: sources.shared.histograms, spec } }));
+  shared('gcb_queue_wait_seconds', 'Time a queued entry waited for the game thread to reach it', hQueueWait);
+  shared('gcb_frame_duration_seconds', "Time of one frame's work: the game's update (when the bridge runs the loop), the drain and the jobs", hFrameDuration);
+  shared('gcb_frame_items', 'Items run in one frame (a command alone is one item)', hFrameItems);
 
   sampledGauge(registry, 'gcb_slots_in_use', 'Admission slots held now', () => admission.inUse);
   sampledGauge(registry, 'gcb_slots_max', 'Admission slots in all ([Bridge] max_concurrent_requests)', () => admission.limit);
-  sampledGauge(registry, 'gcb_queue_depth', 'Entries posted to the game thread and not yet drained', () => Atomics.load(shared.control, kQueued));
-  sampledGauge(registry, 'gcb_tick', 'The world tick', () => Atomics.load(shared.control, kTick));
+  sampledGauge(registry, 'gcb_queue_depth', 'Entries posted to the game thread and not yet drained', () => Atomics.load(sources.shared.control, kQueued));
+  sampledGauge(registry, 'gcb_tick', 'The world tick', () => Atomics.load(sources.shared.control, kTick));
   sampledGauge(registry, 'gcb_event_streams', 'Open GET /events streams', () => events?.stats.streams ?? 0);
   sampledCounter(
     registry,
@@ -117,7 +105,7 @@ export function createMetrics(sources: MetricsSources): MetricsLayer {
   return {
     registry,
     routes: metricsRoutes(registry),
-    observe: createRequestObserver({ requests, duration, admissionWait, agentRequests }),
+    observe: createRequestObserver({ requests, duration, admissionWait: admissionWait.child('', {}), agentRequests }),
     stop: () => registry.clear(),
   };
 }
@@ -130,6 +118,20 @@ function sampledGauge(registry: Registry, name: string, help: string, read: () =
     registers: [registry],
     collect() {
       this.set(read());
+    },
+  });
+}
+
+/** A labelled counter counted in a CountTable on the hot path, handed to prom-client at scrape time. */
+function tableCounter(registry: Registry, name: string, help: string, labelNames: string[], table: CountTable): void {
+  new Counter({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { labels, value } of table.rows) this.inc(labels, value);
     },
   });
 }

@@ -1,56 +1,72 @@
 import type { MiddlewareHandler } from 'hono';
-import type { Counter, Histogram } from 'prom-client';
 import type { Env, RequestLog } from '../http/context.ts';
+import { BucketHistogram, type Series } from './shared-histogram.ts';
 
 /** Endpoints named in labels; any other path is `other` (a client may put anything in a path). */
 const ENDPOINTS = new Set(['/cmd', '/health', '/capabilities', '/events', '/metrics']);
 const OTHER = 'other';
 const OK = 'OK';
 
-type Child = { inc(): void };
-type ObserveChild = { observe(value: number): void };
+interface Row {
+  labels: Record<string, string>;
+  value: number;
+}
 
 /**
- * Counts every answer from its log line once the inner handlers are done. Labelled children are
- * kept in maps, so a request costs a lookup and an increment, not prom-client's label hashing.
- * Labels hold what the bridge chose (endpoints, registered command names, codes, agent ids),
- * never what a client sent (decisions §9).
+ * Counts by label set, kept as plain numbers in nested maps (one level per label, so no key string
+ * is built per request); a scrape hands them to prom-client (index.ts).
+ */
+export class CountTable {
+  readonly rows: Row[] = [];
+  readonly #tree = new Map<string, Map<string, Row | Map<string, Row>>>();
+
+  /** Two labels (`a`, `b`) or three (`c` given). */
+  inc(names: readonly string[], a: string, b: string, c?: string): void {
+    let level = this.#tree.get(a);
+    if (level === undefined) this.#tree.set(a, (level = new Map()));
+    let entry = level.get(b);
+    if (c === undefined) {
+      if (entry === undefined) level.set(b, this.#row(names, [a, b]));
+      else (entry as Row).value++;
+      return;
+    }
+    if (entry === undefined) level.set(b, (entry = new Map<string, Row>()));
+    const leaf = entry as Map<string, Row>;
+    const row = leaf.get(c);
+    if (row === undefined) leaf.set(c, this.#row(names, [a, b, c]));
+    else row.value++;
+  }
+
+  #row(names: readonly string[], values: string[]): Row {
+    const row: Row = { labels: Object.fromEntries(names.map((name, i) => [name, values[i]!])), value: 1 };
+    this.rows.push(row);
+    return row;
+  }
+}
+
+const REQUEST_LABELS = ['endpoint', 'command', 'code'] as const;
+const AGENT_LABELS = ['agent', 'code'] as const;
+
+/**
+ * Counts every answer from its log line once the inner handlers are done. The hot path is a map
+ * lookup and a few additions per series: prom-client's own inc/observe hash their labels on every
+ * call, which cost /health several per cent of its throughput. Labels hold what the bridge chose
+ * (endpoints, registered command names, codes, agent ids), never what a client sent (decisions §9).
  */
 export function createRequestObserver(metrics: {
-  requests: Counter<'endpoint' | 'command' | 'code'>;
-  duration: Histogram<'command'>;
-  admissionWait: Histogram;
-  agentRequests: Counter<'agent' | 'code'> | null;
+  requests: CountTable;
+  duration: BucketHistogram;
+  admissionWait: Series;
+  agentRequests: CountTable | null;
 }): MiddlewareHandler<Env> {
-  const requestChildren = new Map<string, Child>();
-  const durationChildren = new Map<string, ObserveChild>();
-  const agentChildren = new Map<string, Child>();
-
-  const countRequest = (endpoint: string, command: string, code: string) => {
-    const key = `${endpoint} ${command} ${code}`;
-    let child = requestChildren.get(key);
-    if (child === undefined) {
-      child = metrics.requests.labels(endpoint, command, code);
-      requestChildren.set(key, child);
+  const durations = new Map<string, Series>();
+  const durationOf = (command: string) => {
+    let series = durations.get(command);
+    if (series === undefined) {
+      series = metrics.duration.child(command, { command });
+      durations.set(command, series);
     }
-    child.inc();
-  };
-  const observeDuration = (command: string, seconds: number) => {
-    let child = durationChildren.get(command);
-    if (child === undefined) {
-      child = metrics.duration.labels(command);
-      durationChildren.set(command, child);
-    }
-    child.observe(seconds);
-  };
-  const countAgent = (agent: string, code: string) => {
-    const key = `${agent} ${code}`;
-    let child = agentChildren.get(key);
-    if (child === undefined) {
-      child = metrics.agentRequests!.labels(agent, code);
-      agentChildren.set(key, child);
-    }
-    child.inc();
+    return series;
   };
 
   return async function observeRequest(c, next) {
@@ -58,14 +74,16 @@ export function createRequestObserver(metrics: {
     await next();
     const line = c.get('line') as RequestLog | undefined;
     if (line === undefined) return;
-    const endpoint = ENDPOINTS.has(line.path) || c.req.path === '/metrics' ? c.req.path : OTHER;
+    const path = c.req.path;
+    const endpoint = ENDPOINTS.has(path) ? path : OTHER;
     const command = line.command ?? (endpoint === '/cmd' ? '' : endpoint);
     const code = line.code ?? OK;
-    countRequest(endpoint, command, code);
+    metrics.requests.inc(REQUEST_LABELS, endpoint, command, code);
     // A stream's answer is ready at once and lasts as long as the client stays: no latency.
-    if (endpoint !== '/events') observeDuration(command, (performance.now() - t0) / 1000);
-    if (reachedAdmission(endpoint, line)) metrics.admissionWait.observe(line.admission_wait_ms / 1000);
-    if (metrics.agentRequests !== null && line.agent !== null) countAgent(line.agent, code);
+    if (endpoint !== '/events') BucketHistogram.record(durationOf(command), (performance.now() - t0) / 1000);
+    if (reachedAdmission(endpoint, line)) BucketHistogram.record(metrics.admissionWait, line.admission_wait_ms / 1000);
+    const agent = line.agent;
+    if (metrics.agentRequests !== null && agent !== null) metrics.agentRequests.inc(AGENT_LABELS, agent, code);
   };
 }
 

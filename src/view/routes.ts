@@ -2,7 +2,7 @@
 // credential: every data call it makes goes through the ordinary API with the token the user pastes,
 // so it sees what that token may see and nothing more. The Host and Origin rules still apply.
 import { createHash } from 'node:crypto';
-import { Hono } from 'hono';
+import { Hono, type Context, type Next } from 'hono';
 import { createHostCheck, originAllowed } from '../auth/host-origin.ts';
 import type { Env } from '../http/context.ts';
 import { loadAssets, type Asset } from './assets-table.ts';
@@ -57,10 +57,8 @@ export function viewRoutes(port: () => number): Hono<Env> {
       },
     });
   };
-  // A path not in the table falls through to the authenticated routes (and their 401 or 404).
-  return new Hono<Env>().get('/*', (c, next) => {
-    const path = c.req.path;
-    if (path !== '/' && !path.startsWith('/view/')) return next();
-    return serve(path, c.req.header('host'), c.req.header('origin')) ?? next();
-  });
+  // Only `/` and `/view/*` reach this (so GET /health pays nothing for it); a path not in the table
+  // falls through to the authenticated routes (and their 401 or 404).
+  const handle = (c: Context<Env>, next: Next) => serve(c.req.path, c.req.header('host'), c.req.header('origin')) ?? next();
+  return new Hono<Env>().get('/', handle).get('/view/*', handle);
 }

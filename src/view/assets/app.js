@@ -249,17 +249,19 @@ function Dashboard({ secret, who, onSignOut }) {
         <button type="button" onClick=${() => onSignOut(null)}>Sign out</button>
       </div>
     </header>
-    <${MapPanel} secret=${secret} world=${world} actors=${actors} terrain=${terrain} terrainNote=${terrainNote} />
+    <${MapPanel}
+      secret=${secret}
+      world=${world}
+      actors=${actors}
+      terrain=${terrain}
+      terrainNote=${terrainNote}
+      known=${Array.isArray(kingdoms) ? new Set(kingdoms.map((k) => k.id)) : null}
+    />
     <div class="side">
       <${BridgePanel} bridge=${bridge} history=${history} />
       <${KingdomsPanel} kingdoms=${kingdoms} claimed=${claimed} />
     </div>
-    <${FeedPanel}
-      events=${events}
-      state=${feedState}
-      commandCategories=${categories}
-      kingdomNames=${new Map(Array.isArray(kingdoms) ? kingdoms.map((k) => [k.id, k.name]) : [])}
-    />
+    <${FeedPanel} events=${events} state=${feedState} commandCategories=${categories} kingdoms=${Array.isArray(kingdoms) ? kingdoms : []} />
     <${AgentsPanel} session=${session} messages=${messages} whoami=${who} />
   </div>`;
 }

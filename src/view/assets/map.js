@@ -9,7 +9,7 @@ import { kingdomColor } from './colors.js';
 const MIN_SCALE = 0.5;
 const MAX_SCALE = 64;
 
-export function MapPanel({ secret, world, actors, terrain, terrainNote }) {
+export function MapPanel({ secret, world, actors, terrain, terrainNote, known }) {
   const canvasRef = useRef(null);
   const view = useRef({ scale: 0, ox: 0, oy: 0, fitted: '' });
   const drag = useRef(null);
@@ -17,8 +17,8 @@ export function MapPanel({ secret, world, actors, terrain, terrainNote }) {
   const [, setZoom] = useState(0);
 
   // Drawing reads the latest data through a ref, so pan and zoom redraw without a render.
-  const data = useRef({ world, actors, terrain });
-  data.current = { world, actors, terrain };
+  const data = useRef({ world, actors, terrain, known });
+  data.current = { world, actors, terrain, known };
 
   const draw = () => {
     const canvas = canvasRef.current;
@@ -34,7 +34,7 @@ export function MapPanel({ secret, world, actors, terrain, terrainNote }) {
     ctx.imageSmoothingEnabled = false;
     ctx.fillStyle = '#0b0d11';
     ctx.fillRect(0, 0, width, height);
-    const { world: w, actors: list, terrain: image } = data.current;
+    const { world: w, actors: list, terrain: image, known: kingdomIds } = data.current;
     if (!w) return;
     const v = view.current;
     const key = `${w.width}x${w.height}:${width}x${height}`;
@@ -52,7 +52,8 @@ export function MapPanel({ secret, world, actors, terrain, terrainNote }) {
     const radius = Math.max(1.6 * dpr, Math.min(s * 0.42, 8 * dpr));
     const byColour = new Map();
     for (const a of list ?? []) {
-      const colour = kingdomColor(a.kingdom_id);
+      // Animals belong to wild kingdoms (not in list_kingdoms): grey, so the kingdoms' colours stand out.
+      const colour = kingdomColor(kingdomIds && !kingdomIds.has(a.kingdom_id) ? null : a.kingdom_id);
       let group = byColour.get(colour);
       if (!group) byColour.set(colour, (group = []));
       group.push(a);

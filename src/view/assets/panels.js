@@ -71,11 +71,13 @@ export function KingdomsPanel({ kingdoms, claimed }) {
 
 const READ_CATEGORIES = new Set(['meta', 'read', 'discovery', 'bus']);
 
-function kingdomTags(ids, names) {
+function kingdomTags(ids, kingdoms) {
   if (!ids || ids.length === 0) return null;
-  return ids
-    .slice(0, 3)
-    .map((id) => html`<span class="tag"><span class="swatch" style=${{ background: kingdomColor(id) }}></span>${names.get(id) ?? `kingdom ${id}`}</span>`);
+  return ids.slice(0, 3).map((id) => {
+    // Animals belong to wild kingdoms, which list_kingdoms leaves out: grey, named "wild".
+    const k = kingdoms.get(id);
+    return html`<span class="tag"><span class="swatch" style=${{ background: kingdomColor(k ? id : null) }}></span>${k ? k.name : 'wild'}</span>`;
+  });
 }
 
 function describe(event) {
@@ -102,7 +104,8 @@ function describe(event) {
   }
 }
 
-export function FeedPanel({ events, state, commandCategories, kingdomNames }) {
+export function FeedPanel({ events, state, commandCategories, kingdoms }) {
+  const byId = useMemo(() => new Map(kingdoms.map((k) => [k.id, k])), [kingdoms]);
   const [agent, setAgent] = useState('');
   const [kind, setKind] = useState('');
   const [reads, setReads] = useState(false);
@@ -144,7 +147,7 @@ export function FeedPanel({ events, state, commandCategories, kingdomNames }) {
             <span class="seq muted">#${e.seq}</span>
             <span class="tick muted">t${e.data.tick}</span>
             <span class=${`kind kind-${e.kind}`}>${e.kind}</span>
-            <span class="what">${describe(e)} ${kingdomTags(e.data.kingdom_ids, kingdomNames)}</span>
+            <span class="what">${describe(e)} ${kingdomTags(e.data.kingdom_ids, byId)}</span>
           </li>`,
       )}
     </ol>
