@@ -10,6 +10,7 @@ import { load, startBridgeProcess, startServer, type BridgeProcess, type BridgeS
 import { formatTable, writeReport, type Row } from './lib/report.ts';
 import { embed } from './scenarios/embed.ts';
 import { eventsScenario } from './scenarios/events.ts';
+import { fairScenario } from './scenarios/fair.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
 const DURATION = values.quick ? 3 : 10;
@@ -333,6 +334,7 @@ if (want('registry')) await registry();
 if (want('timeout')) await mainThreadTimeout();
 if (want('embed')) await embed({ rows, raw, quick: Boolean(values.quick) });
 if (want('events')) await eventsScenario(rows, raw, DURATION);
+if (want('fair')) await fairScenario(rows, raw, DURATION);
 
 const machine = {
   cpus: cpus().length,
