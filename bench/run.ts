@@ -12,6 +12,7 @@ import { embed } from './scenarios/embed.ts';
 import { eventsScenario } from './scenarios/events.ts';
 import { metricsScenario } from './scenarios/metrics.ts';
 import { batchScenario } from './scenarios/batch.ts';
+import { fairScenario } from './scenarios/fair.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
 const DURATION = values.quick ? 3 : 10;
@@ -337,6 +338,7 @@ if (want('embed')) await embed({ rows, raw, quick: Boolean(values.quick) });
 if (want('events')) await eventsScenario(rows, raw, DURATION);
 if (want('metrics')) await metricsScenario(rows, raw, DURATION);
 if (want('batch')) await batchScenario(rows, raw, DURATION);
+if (want('fair')) await fairScenario(rows, raw, DURATION);
 
 const machine = {
   cpus: cpus().length,

@@ -1,6 +1,7 @@
 // gcb: the command line of the Game Control Bridge (bin/gcb.js runs it under tsx).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { newAgentToken } from '../auth/token-strength.ts';
 import { BridgeClient, type RetryEvent } from '../client/client.ts';
 import { readBridgeConfig } from '../client/config.ts';
 import { BridgeCallError, BridgeConnectionError, ClientConfigError } from '../client/errors.ts';
@@ -192,8 +193,18 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function token(argv: string[], io: Io): Outcome {
-  const { values } = parse(argv, { 'config-dir': CONNECT_OPTIONS['config-dir'], json: CONNECT_OPTIONS.json, help: CONNECT_OPTIONS.help }, 'token');
+  const { values } = parse(
+    argv,
+    { 'config-dir': CONNECT_OPTIONS['config-dir'], json: CONNECT_OPTIONS.json, help: CONNECT_OPTIONS.help, new: { type: 'boolean' } },
+    'token',
+  );
   if (values.help) return print(io, HELP.token!);
+  if (values.new) {
+    // decisions §10/§11: a strong agent token to paste into agents.json, with its sha256 for a
+    // file that should hold no secret. Made here; no bridge or config dir is needed.
+    const fresh = newAgentToken();
+    return print(io, values.json ? `${JSON.stringify(fresh)}\n` : `token:        ${fresh.token}\ntoken_sha256: ${fresh.token_sha256}\n`);
+  }
   const found = readBridgeConfig(values['config-dir']);
   if (found.token === undefined) throw new ClientConfigError(`${found.path} has no [Bridge] token`);
   // Raw unless asked: `export GCB_TOKEN=$(gcb token)` must get the token alone.

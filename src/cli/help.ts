@@ -20,7 +20,7 @@ commands:
   call NAME      run a command: gcb call spawn entity_id=human x=10 y=20 count=3
   batch FILE     run up to 32 commands in one frame, from a JSON array (- reads stdin)
   events         follow what happens in the world, one line an event, until Ctrl-C (GET /events)
-  token          print the token of a config dir, for pasting into a client config
+  token          print the token of a config dir, for pasting into a client config; --new: a fresh agent token
   mcp            an MCP server in front of the bridge (stdio, or --http on loopback)
 
 ${FINDING}
@@ -132,6 +132,7 @@ ${FINDING}
 `,
 
   token: `usage: gcb token [--config-dir DIR] [--json]
+       gcb token --new [--json]
 
 Prints the legacy-mode token from DIR/bridge.toml (default ./.bridge), to paste into an MCP client
 config or to export as GCB_TOKEN:
@@ -140,6 +141,9 @@ config or to export as GCB_TOKEN:
 
 With --json: {"token": "...", "url": "http://127.0.0.1:PORT"}. The token is a credential with every
 permission: keep it out of shared files. In multi-agent mode each agent's token is in agents.json instead.
+
+With --new: a fresh strong token (48 characters from crypto) and its sha256, to paste into agents.json
+as "token" or "token_sha256" (docs/multi-agent.md: rotate a token). With --json: {"token", "token_sha256"}.
 `,
 
   mcp: `usage: gcb mcp [--config-dir DIR | --url URL] [--tool-prefix P] [--http [--port N]]
