@@ -3,6 +3,7 @@ import { sha256 } from '../auth/credentials.ts';
 import { join } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { PERMISSIONS, ROLE_MASKS, type PermissionName, type RoleName } from '../auth/permissions.ts';
+import { TOKEN_MIN_DISTINCT, TOKEN_MIN_LENGTH, tokenWeakness } from '../auth/token-strength.ts';
 import { createAjv } from './ajv.ts';
 import { ConfigError } from './load.ts';
 import { LIMITS } from '../limits.ts';
@@ -151,6 +152,17 @@ export function parseAgents(path: string, text: string, maxConcurrent: number = 
     // A token belongs to one agent: compared as digests, so a raw token in one entry and its
     // sha256 in another count as the same credential.
     const { tokens: raw, digests } = agentTokens(agent);
+    // decisions §11: a guessable token is refused (startup or reload), naming the agent, never the
+    // token; token_sha256 is exempt (its strength cannot be seen). The examples' placeholders fail here.
+    for (const [n, token] of raw.entries()) {
+      const weakness = tokenWeakness(token);
+      if (weakness !== null) {
+        const field = Array.isArray(agent.token) ? `token[${n}]` : 'token';
+        throw new ConfigError(
+          `${path}: agents.${index} ("${agent.id}") ${field} ${weakness}; an agent token needs at least ${TOKEN_MIN_LENGTH} characters with ${TOKEN_MIN_DISTINCT} distinct ones: \`gcb token --new\` prints one`,
+        );
+      }
+    }
     const own = new Set([...raw.map((token) => sha256(token).toString('hex')), ...digests]);
     for (const digest of own) {
       if (tokens.has(digest)) {

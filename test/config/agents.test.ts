@@ -6,7 +6,7 @@ import { ConfigError } from '../../src/config/load.ts';
 import { sha256 } from '../../src/auth/credentials.ts';
 import { tempDir } from '../helpers/bridge.ts';
 
-const TOK = (n: number) => `token-${String(n).padStart(12, '0')}`;
+const TOK = (n: number) => `token-${String(n).padStart(12, '0')}-ABCDEFGHJKLMNPQR`;
 const agent = (id: string, extra: Record<string, unknown> = {}) => ({ id, token: TOK(id.length * 7 + id.charCodeAt(0)), role: 'faction_player', ...extra });
 
 t.test('absent agents.json is legacy mode', async (t) => {
@@ -77,6 +77,21 @@ const invalid: Array<[string, string, RegExp]> = [
   ],
   ['max_slots not an integer', JSON.stringify({ agents: [agent('a', { max_slots: 1.5 })] }), /agents\.0\.max_slots is not allowed/],
   ['short token', JSON.stringify({ agents: [{ id: 'a', role: 'god', token: 'abc' }] }), /agents\.0\.token must NOT have fewer than 16 characters/],
+  [
+    'weak token: short',
+    JSON.stringify({ agents: [{ id: 'a', role: 'god', token: 'abcdefghijklmnopqrstu' }] }),
+    /agents\.0 \("a"\) token is shorter than 32 characters;.*`gcb token --new` prints one/,
+  ],
+  [
+    'weak token: few distinct characters',
+    JSON.stringify({ agents: [{ id: 'a', role: 'god', token: 'a'.repeat(40) }] }),
+    /agents\.0 \("a"\) token has fewer than 16 distinct characters/,
+  ],
+  [
+    'weak token in a rotation list',
+    JSON.stringify({ agents: [{ id: 'a', role: 'god', token: [TOK(1), 'ab'.repeat(20)] }] }),
+    /agents\.0 \("a"\) token\[1\] has fewer than 16 distinct characters/,
+  ],
   ['bad token_sha256', JSON.stringify({ agents: [{ id: 'a', role: 'god', token_sha256: 'xyz' }] }), /token_sha256 must match/],
   ['unknown role', JSON.stringify({ agents: [{ ...agent('a'), role: 'emperor' }] }), /agents\.0\.role must be one of: god, faction_player, observer, narrator/],
   ['unknown permission', JSON.stringify({ agents: [{ ...agent('a'), permissions: ['fly'] }] }), /agents\.0\.permissions\.0 must be one of: read_all/],

@@ -81,7 +81,7 @@ t.test('the sandbox: every command a tool (31 with the full catalogue), calls, d
 
 t.test('one server, several agents: each session forwards its own token', async (t) => {
   const dir = tempDir();
-  const agents = { dm: 'dm-token-0000000000000000', watcher: 'watcher-token-00000000000' };
+  const agents = { dm: 'dm-token-0123456789-ABCDEFGHJKLMNP', watcher: 'watcher-token-0123456789-ABCDEFGHJK' };
   writeFileSync(
     join(dir, 'agents.json'),
     JSON.stringify({

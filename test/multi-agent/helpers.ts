@@ -5,7 +5,7 @@ import type { Test } from 'tap';
 import { SANDBOX_GAME, type BridgeOptions } from '../../src/bridge.ts';
 import { startTestBridge, tempDir, writeConfig, type TestBridge } from '../helpers/bridge.ts';
 
-export const token = (id: string) => `agent-${id}-token-0123456789`;
+export const token = (id: string) => `agent-${id}-token-0123456789-ABCDEFGHJK`;
 
 export interface Agents {
   b: TestBridge;
