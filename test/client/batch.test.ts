@@ -7,7 +7,7 @@ import { KEYED_COMMANDS } from '../../src/client/commands.ts';
 import { BridgeCallError, createClient } from '../../src/client/index.ts';
 import { startTestBridge } from '../helpers/bridge.ts';
 
-t.setTimeout(60_000);
+t.setTimeout(120_000); // real bridges on a machine that may be loaded
 
 t.test('the keyed commands are exactly the catalogue’s action and control commands', async (t) => {
   const expected = COMMANDS.filter((def) => def.category === 'action' || def.category === 'control').map((def) => def.name);
