@@ -3,7 +3,7 @@
 import t from 'tap';
 import { agent, startAgents } from '../multi-agent/helpers.ts';
 
-t.setTimeout(90_000);
+t.setTimeout(120_000); // real bridges on a machine that may be loaded
 
 t.test('403 for an item the caller may not run, 409 for an item out of turn; nothing runs', async (t) => {
   const { as } = await startAgents(t, {

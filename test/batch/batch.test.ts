@@ -4,7 +4,7 @@ import t from 'tap';
 import { fixture } from '../helpers/paths.ts';
 import { startTestBridge, until } from '../helpers/bridge.ts';
 
-t.setTimeout(60_000);
+t.setTimeout(120_000); // real bridges on a machine that may be loaded
 
 const BATCH_COMMANDS = fixture('batch-commands.ts');
 const mark = (tag: string) => ({ name: 'mark', args: { tag } });
@@ -70,25 +70,4 @@ t.test('refused whole with 400 BAD_ARGS, naming the item, before anything runs',
   const typo = await b.cmd('batch', { commands: [{ name: 'get_ui_stat' }] });
   t.ok(typo.body.error.did_you_mean.includes('get_ui_state'), 'an unknown item name gets did_you_mean');
   t.same((await b.cmd('marks')).body.result, [], 'no refused batch ran any item');
-});
-
-t.test('the sandbox: excluded world commands and a pulsed invoke_power', async (t) => {
-  const { SANDBOX_GAME } = await import('../../src/bridge.ts');
-  const b = await startTestBridge(t, { game: SANDBOX_GAME });
-  for (const name of ['generate_world', 'load_world', 'save_world', 'screenshot', 'objective_status', 'health']) {
-    const answer = await b.cmd('batch', { commands: [{ name: 'get_world_state' }, { name }] });
-    t.equal(answer.status, 400, name);
-    t.match(answer.body.error.message, new RegExp(`^commands\\[1\\]: '${name}' cannot be a batch item`), name);
-  }
-  const pulsed = await b.cmd('batch', { commands: [{ name: 'invoke_power', args: { power_id: 'rain', x: 5, y: 5, pulses: 3 } }] });
-  t.equal(pulsed.status, 400);
-  t.match(pulsed.body.error.message, /^commands\[0\]: a pulsed invoke_power \(pulses > 1\) spans frames/);
-  const single = await b.cmd('batch', {
-    commands: [
-      { name: 'invoke_power', args: { power_id: 'rain', x: 5, y: 5 } },
-      { name: 'get_tile', args: { x: 5, y: 5 } },
-    ],
-  });
-  t.equal(single.status, 200, 'a single-pulse invoke_power is an item');
-  t.match(single.body.result, { completed: 2 });
 });

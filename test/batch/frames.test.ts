@@ -7,7 +7,7 @@ import type { Mark } from '../fixtures/batch-commands.ts';
 import { fixture } from '../helpers/paths.ts';
 import { startTestBridge, tempDir, until, writeConfig } from '../helpers/bridge.ts';
 
-t.setTimeout(90_000);
+t.setTimeout(120_000); // real bridges on a machine that may be loaded
 
 const BATCH_COMMANDS = fixture('batch-commands.ts');
 const mark = (tag: string) => ({ name: 'mark', args: { tag } });

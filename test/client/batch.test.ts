@@ -7,7 +7,7 @@ import { KEYED_COMMANDS } from '../../src/client/commands.ts';
 import { BridgeCallError, createClient } from '../../src/client/index.ts';
 import { startTestBridge } from '../helpers/bridge.ts';
 
-t.setTimeout(60_000);
+t.setTimeout(120_000); // real bridges on a machine that may be loaded
 
 t.test('the keyed commands are exactly the catalogue’s action and control commands', async (t) => {
   const expected = COMMANDS.filter((def) => def.category === 'action' || def.category === 'control').map((def) => def.name);
@@ -53,7 +53,6 @@ t.test('client.batch against the sandbox: typed results, keys sent, a dropped co
   await client.call('resume');
   t.match(sent.at(-1), { name: 'resume', key: /^[0-9a-f-]{36}$/ }, 'a control command carries one');
 
-  const before = (await client.call('get_world_state')).population_alive;
   const at = sent.length;
   dropNext = true;
   const spawned = await client.call('spawn', { entity_id: 'human', x: 128, y: 128 });
@@ -61,10 +60,8 @@ t.test('client.batch against the sandbox: typed results, keys sent, a dropped co
   t.equal(attempts.length, 2, 'sent twice');
   t.equal(attempts[0]!.key, attempts[1]!.key, 'with the same key');
   t.equal(spawned.requested, 1);
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  const after = (await client.call('get_world_state')).population_alive;
-  t.ok(after - before <= spawned.spawned, `spawned once (${before} → ${after})`);
-  t.equal(b.bridge.stats().idempotentReplays, 1, 'the retry was answered from the kept answer');
+  // The world lives on (births, deaths), so the proof is the bridge's: it replayed, ran nothing.
+  t.equal(b.bridge.stats().idempotentReplays, 1, 'the retry was answered from the kept answer, not run again');
 
   const refused = await client.batch([{ name: 'get_tile', args: { x: 1, y: 1 } }, { name: 'pause' }], { stopOnError: false }).catch((err: unknown) => err);
   t.notOk(refused instanceof BridgeCallError, 'a valid batch is not refused');

@@ -6,7 +6,7 @@ import { SANDBOX_GAME } from '../../src/bridge.ts';
 import { startTestBridge, tempDir } from '../helpers/bridge.ts';
 import { gcbIn } from './helpers.ts';
 
-t.setTimeout(60_000);
+t.setTimeout(120_000); // real bridges on a machine that may be loaded
 
 t.test('gcb batch from a file and from stdin; exit code of the first failed item; refusals', async (t) => {
   const b = await startTestBridge(t, { game: SANDBOX_GAME });
