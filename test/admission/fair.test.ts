@@ -21,10 +21,14 @@ t.test('fair admission: the polite agent overtakes the greedy queue; no slot idl
   let running = true;
   let greedyDone = 0;
   let greedyBusy = 0;
+  let greedyDropped = 0;
   const greedy = Array.from({ length: 8 * SLOTS }, async () => {
     while (running) {
-      const answer = await ma.as('greedy', 'get_world_state');
-      if (answer.status === 200) greedyDone++;
+      // A connection the loaded machine resets (seen once: connect ECONNRESET at load average 30)
+      // is the client's loss, not admission's: counted and retried, so it cannot end the process.
+      const answer = await ma.as('greedy', 'get_world_state').catch(() => null);
+      if (answer === null) greedyDropped++;
+      else if (answer.status === 200) greedyDone++;
       else greedyBusy++;
     }
   });
@@ -56,6 +60,7 @@ t.test('fair admission: the polite agent overtakes the greedy queue; no slot idl
   const max = politeModelFrames.at(-1)!;
   t.ok(waitingSeen >= 2 * SLOTS, `the greedy agent really kept a queue (${waitingSeen} waiting seen)`);
   t.equal(greedyBusy, 0, 'no greedy request waited the 5 s to BUSY');
+  t.ok(greedyDropped <= 4, `greedy connections lost on the way: ${greedyDropped}`);
   // FIFO puts each polite request behind 28 greedy waiters: measured 7.5 to 8 model frames. Fair:
   // one round of slots, plus the answers the client meets on the way (about 2 to 4 measured).
   t.ok(p50 <= 4, `polite p50 ${p50} model frames (each: ${politeModelFrames.join(' ')}); FIFO measures ≥ 7`);
