@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 export interface Row {
   scenario: string;
@@ -43,6 +43,24 @@ export function formatTable(rows: Row[]): string {
     .join('\n');
 }
 
+/**
+ * Hand-written sections of docs/benchmarks.md (a `## ` heading listed here, up to the next `## `
+ * or the end): the generated part above them is rewritten, they are carried over as they are.
+ */
+export const KEPT_SECTIONS = ["## Where a request's time goes"];
+
+/** The kept sections of an existing report, in their order, each ending with one newline. */
+export function keptSections(text: string): string[] {
+  const kept: string[] = [];
+  for (const heading of KEPT_SECTIONS) {
+    const start = text.indexOf(`\n${heading}\n`);
+    if (start === -1) continue;
+    const next = text.indexOf('\n## ', start + heading.length + 2);
+    kept.push(`${text.slice(start + 1, next === -1 ? text.length : next + 1).trimEnd()}\n`);
+  }
+  return kept;
+}
+
 export function writeReport(file: URL, report: { date: string; machine: Record<string, unknown>; settings: Record<string, unknown>; rows: Row[] }): void {
   const table = [
     `| ${HEAD.join(' | ')} |`,
@@ -71,5 +89,6 @@ ${table.join('\n')}
 The frame model: a main-thread command completes in the frame that drains it, so throughput is at most
 min(connections, slots, 32) × fps, and while connections ≤ slots ≤ 32 a command waits at most one frame.
 `;
-  writeFileSync(file, text);
+  const kept = existsSync(file) ? keptSections(readFileSync(file, 'utf8')) : [];
+  writeFileSync(file, [text, ...kept].join('\n'));
 }
