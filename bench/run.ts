@@ -1,16 +1,20 @@
 // `npm run bench [-- --quick] [-- --only name,name]`: throughput beside references measured in the
 // same run, admission and timeout behaviour measured (not assumed), frame cost and memory. Loopback
 // only; every run is bounded. It asserts nothing: it prints each figure beside its target and marks
-// the misses, then writes bench/results/<date>.json and docs/benchmarks.md.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem, type as osType, release } from 'node:os';
+// the misses, then writes bench/results/<date>.json and docs/benchmarks.md (`--only`: its rows only).
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem, type as osType, release } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { capabilitiesFile, load, startBridgeProcess, startServer, type BridgeProcess, type BridgeStatsReply, type LoadResult } from './lib/processes.ts';
-import { formatTable, writeReport, type Row } from './lib/report.ts';
+import { formatTable, mergeReport, writeReport, type Row } from './lib/report.ts';
 import { auth, cmdBody, configDir, FPS, jsonAuth } from './lib/requests.ts';
 import { embed } from './scenarios/embed.ts';
 import { eventsScenario } from './scenarios/events.ts';
 import { mainLoopScenario } from './scenarios/main-loop.ts';
+import { metricsScenario } from './scenarios/metrics.ts';
+import { batchScenario } from './scenarios/batch.ts';
+import { fairScenario } from './scenarios/fair.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
 const DURATION = values.quick ? 3 : 10;
@@ -341,6 +345,9 @@ if (want('registry')) await registry();
 if (want('timeout')) await mainThreadTimeout();
 if (want('embed')) await embed({ rows, raw, quick: Boolean(values.quick) });
 if (want('events')) await eventsScenario(rows, raw, DURATION);
+if (want('metrics')) await metricsScenario(rows, raw, DURATION);
+if (want('batch')) await batchScenario(rows, raw, DURATION);
+if (want('fair')) await fairScenario(rows, raw, DURATION);
 
 const machine = {
   cpus: cpus().length,
@@ -349,10 +356,21 @@ const machine = {
   os: `${osType()} ${release()}`,
   node: process.version,
 };
-const settings = { durationS: DURATION, fps: FPS, connections: 'as listed', quick: Boolean(values.quick), totalS: Math.round((Date.now() - started) / 1000) };
+const settings = {
+  durationS: DURATION,
+  fps: FPS,
+  connections: 'as listed',
+  quick: Boolean(values.quick),
+  totalS: Math.round((Date.now() - started) / 1000),
+  // Other processes' load moves the absolute figures (ratios less): the 1-minute load average at the end.
+  load1: loadavg()[0]!.toFixed(1),
+};
 process.stdout.write(`${formatTable(rows)}\n`);
 const date = new Date().toISOString().slice(0, 10);
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
 writeFileSync(new URL(`./results/${date}.json`, import.meta.url), `${JSON.stringify({ date, machine, settings, rows, raw }, null, 2)}\n`);
-if (only === null) writeReport(new URL('../docs/benchmarks.md', import.meta.url), { date, machine, settings, rows });
+const report = new URL('../docs/benchmarks.md', import.meta.url);
+if (only === null) writeReport(report, { date, machine, settings, rows });
+// A partial run replaces its own rows only (the others stay from the last full run).
+else if (rows.length > 0) mergeReport(report, { date, only: [...only], settings, rows });
 process.stderr.write(`bench: done in ${settings.totalS} s; results in bench/results/${date}.json\n`);

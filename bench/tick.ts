@@ -5,6 +5,7 @@
 //   node --import tsx bench/tick.ts           # about 1.5 minutes
 //   node --import tsx bench/tick.ts --quick   # about half a minute
 //   node --import tsx bench/tick.ts --target  # only 1024² with 50k actors (both targets)
+//   ... --report                              # also put the events rows of 1024² / 50k into docs/benchmarks.md
 //
 // Each case generates the world once per size (kingdoms, cities, herds), brings it to the actor count
 // with a mixed population (civilised races, animals, fish, a few monsters) on tiles they can stand
@@ -27,7 +28,9 @@ import { placeActor } from '../src/game/kingdoms.ts';
 import { nextFloat, nextInt, seedRng } from '../src/game/rng.ts';
 import { tick } from '../src/game/simulation.ts';
 import { fromSnapshot, hashSnapshot, toSnapshot, type SandboxSnapshot } from '../src/game/snapshot.ts';
+import { loadavg } from 'node:os';
 import type { World } from '../src/game/world.ts';
+import { mergeReport, type Row as ReportRow } from './lib/report.ts';
 
 const quick = process.argv.includes('--quick');
 /** Only the target case (1024², 50k actors), at 1 and 16 ticks a frame. */
@@ -338,3 +341,26 @@ console.log(
     `events on at most x${EVENTS_TARGET} a tick there (1 and 16 ticks a frame): ${eventsOver ? 'MISSED' : 'met'}` +
     `${diverged ? '; REPORTING CHANGED A WORLD (the three worlds differ)' : ''} (total ${((performance.now() - began) / 1000).toFixed(1)} s)`,
 );
+
+// --report: the events target rows (1024², 50k actors) join docs/benchmarks.md beside npm run bench's.
+if (process.argv.includes('--report')) {
+  const reported: ReportRow[] = rows
+    .filter((r) => r.size === '1024²' && r.actors === 50_000)
+    .map((r) => ({
+      scenario: `bench:tick events on vs no host, 1024², 50k actors, ${r.frameTicks} tick${r.frameTicks === 1 ? '' : 's'} a frame`,
+      value: 100 * (r.events.paired - 1),
+      unit: '% of a tick',
+      ratio: r.events.paired,
+      target: `≤ ${EVENTS_TARGET}× (5% of a tick)`,
+      ok: r.events.paired <= EVENTS_TARGET,
+      note:
+        `CPU ms a tick: no host ${r.events.none.toFixed(2)}, off ${r.events.off.toFixed(2)}, on ${r.events.on.toFixed(2)}; ` +
+        `on / off ${r.events.onOff.toFixed(3)}; ${r.events.perTick.toFixed(1)} events a tick, ${r.events.perEventUs.toFixed(2)} µs each alone`,
+    }));
+  mergeReport(new URL('../docs/benchmarks.md', import.meta.url), {
+    date: new Date().toISOString().slice(0, 10),
+    only: ['tick'],
+    settings: { script: 'npm run bench:tick', cases: targetOnly ? '1024² 50k only' : 'all', load1: loadavg()[0]!.toFixed(1) },
+    rows: reported,
+  });
+}

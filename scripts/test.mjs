@@ -71,7 +71,10 @@ function runTap(files, jobs, mode) {
   const tap = join(ROOT, 'node_modules/tap/dist/esm/run.mjs');
   const child = spawn(process.execPath, [tap, `--jobs=${jobs}`, ...files.map(toBuilt)], {
     cwd: ROOT,
-    env: { ...process.env, TAP_RCFILE: RC },
+    // --no-experimental-require-module: on Node 20.19+ piscina's require() of an ES module under
+    // tap's process hooks aborted V8 twice here ("IsGraphAsync must be used on an instantiated
+    // module", SIGABRT); piscina then falls back to import(), which is what it does on Node 20.18.
+    env: { ...process.env, TAP_RCFILE: RC, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --no-experimental-require-module`.trim() },
     stdio: ['ignore', mode === 'inherit' ? 'inherit' : 'pipe', mode === 'inherit' ? 'inherit' : 'pipe'],
   });
   let output = '';
@@ -94,7 +97,10 @@ function ensureTapBuilt() {
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return;
   const built = spawnSync(process.execPath, [join(ROOT, 'node_modules/tap/dist/esm/run.mjs'), 'build'], {
     cwd: ROOT,
-    env: { ...process.env, TAP_RCFILE: RC },
+    // --no-experimental-require-module: on Node 20.19+ piscina's require() of an ES module under
+    // tap's process hooks aborted V8 twice here ("IsGraphAsync must be used on an instantiated
+    // module", SIGABRT); piscina then falls back to import(), which is what it does on Node 20.18.
+    env: { ...process.env, TAP_RCFILE: RC, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --no-experimental-require-module`.trim() },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   if (built.status !== 0) process.exit(built.status ?? 1);

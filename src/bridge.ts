@@ -24,7 +24,11 @@ import { Session } from './session/session.ts';
 import { loadAgents } from './config/agents.ts';
 import { bridgeInternal } from './commands/internal.ts';
 import { createEvents } from './events/index.ts';
+import { IdempotencyStore } from './idempotency/store.ts';
+import { liveAgents } from './session/live-agents.ts';
 import type { EventStats } from './events/hub.ts';
+import { createMetrics } from './metrics/index.ts';
+import { viewRoutes } from './view/routes.ts';
 import {
   createSharedState,
   kEnabled,
@@ -38,6 +42,7 @@ import {
   sFullFrames,
   sFullOverheadMaxMs,
   sFullOverheadMs,
+  sItems,
   sOverheadMs,
 } from './shared/layout.ts';
 import type { BridgeInfo } from './shared/protocol.ts';
@@ -67,6 +72,8 @@ export interface BridgeOptions {
   poolThreads?: number;
   /** Heap limit of each pool thread in MB (default 512): past it the worker dies alone and is replaced. */
   poolMemoryMb?: number;
+  /** decisions §9: GET /metrics and the request series (default true; false measures their cost). */
+  metrics?: boolean;
 }
 
 export interface BridgeStats {
@@ -83,11 +90,15 @@ export interface BridgeStats {
   poolThreads: number;
   /** decisions §7: the event layer (seq, streams, waiting recv_events, drops). */
   events: EventStats;
+  /** decisions §8: answers replayed for a repeated Idempotency-Key. */
+  idempotentReplays: number;
   /** What the dispatcher costs the game thread, handlers excluded (benchmarks report it). */
   frames: {
     frames: number;
     busyFrames: number;
     actions: number;
+    /** decisions §8: items run (a lone command is one, a batch counts its items). */
+    items: number;
     fullFrames: number;
     fullFrameOverheadMsAvg: number;
     fullFrameOverheadMsMax: number;
@@ -103,6 +114,8 @@ export interface BridgeHandle {
   configPath: string;
   info: BridgeInfo;
   stats(): BridgeStats;
+  /** decisions §10: read agents.json again now (the CLI calls it on SIGHUP); resolves once applied or refused. */
+  reloadAgents(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -135,7 +148,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
   const commandModules = (options.commandModules ?? []).map((module) => toModuleUrl(module).href);
   const commands = await loadCommands(commandModules);
   // decisions §4: agents.json switches multi-agent mode on; an invalid one refuses startup.
-  const agents = loadAgents(configDir);
+  const agents = loadAgents(configDir, config.Bridge.max_concurrent_requests);
   const session = agents ? Session.multiAgent(agents, shared.control, log) : Session.legacy(config.Bridge.token, shared.control, log);
   // decisions §7: the event layer exists before the game thread, whose first frame already emits.
   const events = createEvents({
@@ -168,7 +181,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     events.publishBatch,
   );
   const ready = game.ready;
-  const eventKinds = events.setGameKinds(ready.eventKinds);
+  const eventKinds = events.setGameKinds(ready.eventKinds, ready.eventFog);
   const system = session.credentials[0]!.caller;
   let claimsEpoch = -1;
   // `auto:N` claims follow the world: resolved at startup and again after every world swap.
@@ -254,6 +267,19 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
   // In multi-agent mode only agents.json credentials exist: the legacy token answers 401.
   const credentials = new CredentialTable(session.credentials);
   const admission = new Admission(config.Bridge.max_concurrent_requests, timings.admissionWaitMs);
+  // decisions §10: agents.json changed live (polled with the kill switch's interval; SIGHUP: reloadAgents).
+  const agentsWatch = liveAgents({
+    configDir,
+    agents,
+    session,
+    credentials,
+    admission,
+    hub: events.hub,
+    control: shared.control,
+    maxConcurrent: config.Bridge.max_concurrent_requests,
+    intervalMs: timings.killSwitchReloadMs,
+    log,
+  });
   const killSwitch = watchKillSwitch({
     path: loaded.path,
     initial: config.enabled,
@@ -265,6 +291,20 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
       events.hub.emit('enabled_changed', { enabled });
     },
   });
+
+  // decisions §8: kept answers of keyed requests, on the main loop; gone with the process.
+  const idempotency = new IdempotencyStore();
+  // decisions §9: the series, read from what the parts above already keep.
+  const metrics =
+    options.metrics === false
+      ? null
+      : createMetrics({
+          shared,
+          admission,
+          events: events.hub,
+          multiAgent: session.multiAgent,
+          idempotentReplays: () => idempotency.replays,
+        });
 
   let port = config.Bridge.port;
   const app = createApp({
@@ -280,7 +320,10 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     maxBodyBytes: config.Bridge.max_body_bytes,
     capabilities,
     events,
+    ...(metrics ? { metrics } : {}),
+    view: viewRoutes(() => port),
     execute: (def, args, caller, slot) => execute(def, args, caller, game, pool, slot),
+    idempotency,
   });
 
   let server: Server;
@@ -288,6 +331,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     server = await listen({ fetch: app.fetch, port, log });
   } catch (err) {
     killSwitch.stop();
+    agentsWatch.stop();
     await events.stop();
     await pool.destroy();
     await game.stop();
@@ -312,12 +356,14 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
       game.closeQueue();
       await Promise.race([waitUntil(() => admission.inUse === 0), sleep(timings.shutdownGraceMs)]);
       killSwitch.stop();
+      agentsWatch.stop();
       session.stop();
       await eventsStopped;
       await game.stop();
       await pool.destroy();
       server.closeAllConnections();
       await closed;
+      metrics?.stop();
       runtime.release();
       log.info('bridge closed');
       if (!options.logger) log.flush();
@@ -340,7 +386,9 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
       poolThreads: pool.threads,
       frames: frameStats(shared.stats),
       events: events.hub.stats,
+      idempotentReplays: idempotency.replays,
     }),
+    reloadAgents: () => agentsWatch.reload(),
     close,
   };
 }
@@ -352,6 +400,7 @@ function frameStats(stats: Float64Array): BridgeStats['frames'] {
     frames: stats[sFrames]!,
     busyFrames: busy,
     actions: stats[sActions]!,
+    items: stats[sItems]!,
     fullFrames: full,
     fullFrameOverheadMsAvg: full > 0 ? stats[sFullOverheadMs]! / full : 0,
     fullFrameOverheadMsMax: stats[sFullOverheadMaxMs]!,

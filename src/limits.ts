@@ -38,6 +38,13 @@ export const LIMITS = Object.freeze({
   maxConcurrentMax: 64,
   /** spec: actions drained per frame by the main-thread dispatcher. */
   actionsPerFrame: 32,
+  /** decisions §8: items a frame runs in all (a lone command is one), and items in one batch. */
+  itemsPerFrame: 256,
+  batchMaxItems: 32,
+  /** decisions §8: Idempotency-Key answers kept, and for how long; the key's length. */
+  idempotencyMaxKeys: 10_000,
+  idempotencyTtlMs: 10 * 60_000,
+  idempotencyKeyMaxLength: 255,
   /** spec: per-frame job registry size. */
   jobRegistrySize: 32,
   /** decisions §3: invoke_power pulses. */
@@ -97,4 +104,8 @@ export const LIMITS = Object.freeze({
   recvEventsMaxDefault: 100,
   recvEventsMaxMax: 1000,
   recvEventsWaitMaxMs: 25_000,
+  /** decisions §10: `token` and `token_sha256` each hold 1..4 values (rotation with no gap). */
+  tokensPerAgentMax: 4,
+  /** decisions §10: the longest a request's log line waits before it is written. */
+  logFlushMs: 1_000,
 });

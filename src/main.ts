@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { startBridge } from './bridge.ts';
 import { ConfigError } from './config/load.ts';
+import { createLogger, logCrashes } from './log/logger.ts';
 
 const USAGE = 'usage: npm start -- [--config-dir DIR] [--port N] [--game MODULE]';
 
@@ -31,9 +32,13 @@ export async function main(argv: string[]): Promise<void> {
     // 0 asks the system for a free port (the startup line shows which).
     if (!/^\d+$/.test(values.port) || port > 65535) fatal(`--port ${values.port} is not allowed; allowed: an integer from 1 to 65535 (0: any free port)`);
   }
+  // decisions §10: every log line is written before the process exits, a crash's own line last.
+  const logger = createLogger();
+  logCrashes(logger);
   let bridge: Awaited<ReturnType<typeof startBridge>>;
   try {
     bridge = await startBridge({
+      logger,
       ...(values['config-dir'] === undefined ? {} : { configDir: values['config-dir'] }),
       ...(port === undefined ? {} : { port }),
       ...(values.game === undefined ? {} : { game: values.game }),
@@ -57,6 +62,8 @@ export async function main(argv: string[]): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // decisions §10: SIGHUP reads agents.json again at once (it is also polled every 2 s).
+  process.on('SIGHUP', () => void bridge.reloadAgents());
 }
 
 function fatal(message: string): never {

@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   // Every game thread starts on a fresh world: at startup, and after a restart (decisions §7).
   events.emit('world_generated', { ...worldSize(game), seed: data.init.seed, cause: data.restarted ? 'restart' : 'startup' });
   drainer.drainFrame(); // publish the first tick before anyone asks
-  post({ type: 'ready', functions, version: String(game.version ?? '0.0.0'), selfDriven, eventKinds: game.eventKinds });
+  post({ type: 'ready', functions, version: String(game.version ?? '0.0.0'), selfDriven, eventKinds: game.eventKinds, eventFog: game.eventFog });
 
   parentPort!.on('message', (message: GameThreadControl) => {
     if (message.type === 'stop') {
@@ -96,7 +96,7 @@ function missingExportsMessage(exports: Record<string, unknown>, missing: readon
  * The bridge's own frame loop at `[Game] fps`. Frames are scheduled against absolute times so the
  * rate does not drift; after a stall the loop resumes at the next frame instead of bursting.
  */
-function runFrameLoop(game: GameModule, drainFrame: () => void): void {
+function runFrameLoop(game: GameModule, drainFrame: (updateMs: number) => void): void {
   const period = 1000 / data.fps;
   let last = performance.now();
   let next = last + period;
@@ -109,7 +109,7 @@ function runFrameLoop(game: GameModule, drainFrame: () => void): void {
       post({ type: 'log', level: 'error', msg: `game update threw: ${(err as Error)?.message ?? String(err)}` });
     }
     last = now;
-    drainFrame();
+    drainFrame(performance.now() - now);
     const after = performance.now();
     next += period;
     // Frames keep to a fixed grid, so timer jitter averages out to exactly fps. A frame that

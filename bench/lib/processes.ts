@@ -26,6 +26,8 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   body?: string;
   requests?: Array<{ method?: string; path?: string; headers?: Record<string, string>; body?: string }>;
+  /** autocannon replaces `[<id>]` in each request (headers included) with a fresh id. */
+  idReplacement?: boolean;
 }
 
 /** One autocannon run in its own process; bounded by `duration` (+ a grace). */
@@ -81,6 +83,7 @@ export interface BridgeStatsReply {
       frames: number;
       busyFrames: number;
       actions: number;
+      items: number;
       fullFrames: number;
       fullFrameOverheadMsAvg: number;
       fullFrameOverheadMsMax: number;
@@ -100,6 +103,8 @@ export function startBridgeProcess(options: {
   gameOptions?: Record<string, unknown>;
   /** Another build's dist/ directory to run instead of this tree's (bench/profile.ts --versus). */
   dist?: string;
+  /** startBridge's `metrics` (decisions §9); default on. */
+  metrics?: boolean;
 }): Promise<BridgeProcess> {
   return new Promise((resolve, reject) => {
     // The compiled bridge (npm run bench builds it first), as npm start runs it.

@@ -88,7 +88,51 @@ ${table.join('\n')}
 
 The frame model: a main-thread command completes in the frame that drains it, so throughput is at most
 min(connections, slots, 32) × fps, and while connections ≤ slots ≤ 32 a command waits at most one frame.
+A batch (decisions §8) is one entry of up to 32 items, and a frame runs at most 256 items, so batched
+items reach min(connections, slots, 32) × 32, at most 256, × fps.
 `;
   const kept = existsSync(file) ? keptSections(readFileSync(file, 'utf8')) : [];
   writeFileSync(file, [text, ...kept].join('\n'));
+}
+
+/**
+ * `--only NAME`: the run measured some scenarios, not all, so the report keeps every other row and
+ * replaces (or appends) only these, noting which scenarios were measured when.
+ */
+export function mergeReport(file: URL, report: { date: string; only: string[]; settings: Record<string, unknown>; rows: Row[] }): void {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    writeReport(file, { ...report, machine: {} });
+    return;
+  }
+  const lines = text.split('\n');
+  const line = (r: Row) =>
+    `| ${cells(r)
+      .map((c) => c.replaceAll('|', '\\|'))
+      .join(' | ')} |`;
+  for (const row of report.rows) {
+    const at = lines.findIndex((l) => l.startsWith(`| ${row.scenario.replaceAll('|', '\\|')} |`));
+    if (at !== -1) {
+      lines[at] = line(row);
+      continue;
+    }
+    let last = -1;
+    lines.forEach((l, i) => {
+      if (l.startsWith('| ')) last = i;
+    });
+    lines.splice(last + 1, 0, line(row));
+  }
+  const settings = Object.entries(report.settings)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  const note = `Partial run \`--only ${report.only.join(',')}\` on ${report.date} (${settings}) replaced its own rows.`;
+  const noteAt = lines.findIndex((l) => l.startsWith(`Partial run \`--only ${report.only.join(',')}\``));
+  if (noteAt !== -1) lines[noteAt] = note;
+  else {
+    const settingsAt = lines.findIndex((l) => l.startsWith('Settings:'));
+    lines.splice(settingsAt + 1, 0, note);
+  }
+  writeFileSync(file, lines.join('\n'));
 }

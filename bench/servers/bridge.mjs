@@ -1,6 +1,6 @@
 // The bridge under test, in its own process, from the compiled build (dist/, what npm start runs):
 // plain JavaScript, so no tsx loader inflates its memory. argv[2]: JSON { configDir, game?, counters?,
-// gameOptions? }. IPC: 'stats' → { stats, rss, heap, counters }, 'gc' → after a full GC, 'close' → exits,
+// gameOptions?, metrics? }. IPC: 'stats' → { stats, rss, heap, counters }, 'gc' → after a full GC, 'close' → exits,
 // 'profile-start' / 'profile-stop' → the main thread's CPU profile between them (bench/profile.ts).
 import { Session } from 'node:inspector/promises';
 import { pathToFileURL } from 'node:url';
@@ -18,6 +18,7 @@ const bridge = await startBridge({
   ...(options.game ? { game: options.game } : {}),
   gameOptions: { ...options.gameOptions, ...(counters ? { counters } : {}) },
   logDestination: { write: () => true },
+  ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
 });
 process.send({ type: 'ready', url: bridge.url, token: bridge.token });
 process.on('message', async (message) => {

@@ -1,5 +1,8 @@
 // spec step 3: the admission slots. A request takes a slot or waits at most the admission wait,
-// then gets 503 BUSY. Released slots pass straight to the oldest waiter, so waiting is FIFO.
+// then gets 503 BUSY. decisions §10: waiting is per agent. A freed slot goes to the waiting agent
+// that holds the fewest slots now (ties: the one whose oldest request has waited longest), FIFO
+// within an agent; an agent at its `max_slots` waits even while slots are free. Legacy mode has one
+// agent, so it is plain FIFO.
 
 /** A held slot. release() is idempotent: the slot is returned exactly once whatever the path. */
 export interface Permit {
@@ -8,20 +11,40 @@ export interface Permit {
 
 interface Waiter {
   resolve(permit: Permit | null): void;
+  agent: AgentSlots;
+  /** Arrival order across every agent: the tie-break of decisions §10. */
+  order: number;
   timer: NodeJS.Timeout;
   done: boolean;
   onAbort: (() => void) | null;
   signal: AbortSignal | undefined;
 }
 
+/** One agent's share: the slots it holds and its own FIFO of waiters. */
+interface AgentSlots {
+  id: string;
+  held: number;
+  cap: number;
+  queue: Waiter[];
+  head: number;
+  /** Waiters in `queue` not yet settled. */
+  live: number;
+}
+
+/** The agent key of callers that name none (legacy mode, tests). */
+const ANONYMOUS = '';
+
 export class Admission {
   readonly limit: number;
   readonly waitMs: number;
   #inUse = 0;
-  #waiters: Waiter[] = [];
-  #head = 0;
   #live = 0;
+  #order = 0;
   #closed = false;
+  readonly #agents = new Map<string, AgentSlots>();
+  /** Agents with at least one live waiter: the only ones a freed slot is offered to. */
+  readonly #waitingAgents = new Set<AgentSlots>();
+  #caps: ReadonlyMap<string, number> = new Map();
 
   constructor(limit: number, waitMs: number) {
     this.limit = limit;
@@ -38,16 +61,41 @@ export class Admission {
     return this.#live;
   }
 
+  /** Slots one agent holds right now. */
+  heldBy(agentId: string): number {
+    return this.#agents.get(agentId)?.held ?? 0;
+  }
+
+  /**
+   * decisions §10: per-agent `max_slots` (agents absent from the map may use every slot). Applies at
+   * once: a raised cap lets that agent's waiters take free slots now; a lowered one lets the slots
+   * held above it finish.
+   */
+  setMaxSlots(caps: ReadonlyMap<string, number>): void {
+    this.#caps = caps;
+    for (const agent of this.#agents.values()) agent.cap = caps.get(agent.id) ?? this.limit;
+    while (this.#inUse < this.limit) {
+      const waiter = this.#pick();
+      if (!waiter) break;
+      this.#inUse++;
+      this.#grant(waiter);
+    }
+  }
+
   /**
    * A slot now, or after waiting; null on timeout (BUSY), on abort of `signal` (the client went
-   * away: it must not take a slot later) and once closing.
+   * away: it must not take a slot later) and once closing. `agentId` names whose share it counts in.
    */
-  acquire(signal?: AbortSignal | (() => AbortSignal)): Permit | null | Promise<Permit | null> {
+  acquire(signal?: AbortSignal | (() => AbortSignal), agentId: string = ANONYMOUS): Permit | null | Promise<Permit | null> {
     if (this.#closed) return null;
-    if (this.#inUse < this.limit && this.waiting === 0) {
+    const agent = this.#agent(agentId);
+    // Invariant: while a slot is free, every live waiter belongs to an agent at its cap. So a free
+    // slot and an agent under its cap (whose own queue is then empty) means no one is passed over.
+    if (this.#inUse < this.limit && agent.held < agent.cap) {
       if (typeof signal !== 'function' && signal?.aborted) return null;
       this.#inUse++;
-      return this.#permit();
+      agent.held++;
+      return this.#permit(agent);
     }
     // Only a request that has to wait needs to hear about its client leaving; the signal is
     // created lazily because building one costs the fast path.
@@ -56,6 +104,8 @@ export class Admission {
     return new Promise<Permit | null>((resolve) => {
       const waiter: Waiter = {
         resolve,
+        agent,
+        order: this.#order++,
         done: false,
         signal: abortSignal,
         onAbort: null,
@@ -65,44 +115,87 @@ export class Admission {
         waiter.onAbort = () => this.#giveUp(waiter);
         abortSignal.addEventListener('abort', waiter.onAbort, { once: true });
       }
-      this.#waiters.push(waiter);
+      agent.queue.push(waiter);
+      agent.live++;
       this.#live++;
+      this.#waitingAgents.add(agent);
     });
   }
 
   /** Stop admitting; everyone waiting gets null (BUSY) at once. */
   close(): void {
     this.#closed = true;
-    for (let waiter = this.#next(); waiter; waiter = this.#next()) this.#settle(waiter, null);
+    for (const agent of [...this.#waitingAgents]) {
+      for (let waiter = this.#head(agent); waiter; waiter = this.#head(agent)) this.#settle(waiter, null);
+    }
   }
 
-  #permit(): Permit {
+  #agent(id: string): AgentSlots {
+    let agent = this.#agents.get(id);
+    if (!agent) {
+      agent = { id, held: 0, cap: this.#caps.get(id) ?? this.limit, queue: [], head: 0, live: 0 };
+      this.#agents.set(id, agent);
+    }
+    return agent;
+  }
+
+  #permit(agent: AgentSlots): Permit {
     let released = false;
     return {
       release: () => {
         if (released) return;
         released = true;
+        agent.held--;
         this.#handOver();
       },
     };
   }
 
-  /** A freed slot goes to the oldest live waiter, or back to the pool. */
+  /** A freed slot goes straight to the next waiter by the fair rule, or back to the pool. */
   #handOver(): void {
-    const waiter = this.#next();
-    if (waiter) this.#settle(waiter, this.#permit());
+    const waiter = this.#pick();
+    if (waiter) this.#grant(waiter);
     else this.#inUse--;
   }
 
-  #next(): Waiter | undefined {
-    while (this.#head < this.#waiters.length) {
-      const waiter = this.#waiters[this.#head++]!;
-      if (this.#head > 1024 && this.#head * 2 > this.#waiters.length) {
-        this.#waiters = this.#waiters.slice(this.#head);
-        this.#head = 0;
-      }
-      if (!waiter.done) return waiter;
+  #grant(waiter: Waiter): void {
+    waiter.agent.held++;
+    this.#settle(waiter, this.#permit(waiter.agent));
+  }
+
+  /**
+   * decisions §10: among agents under their cap with a live waiter, the one holding the fewest
+   * slots; on a tie, the one whose oldest waiter came first. Agents waiting at once are few, so a
+   * scan is cheaper than keeping a heap in order as holdings change.
+   */
+  #pick(): Waiter | undefined {
+    let best: Waiter | undefined;
+    for (const agent of this.#waitingAgents) {
+      if (agent.held >= agent.cap) continue;
+      const first = this.#head(agent);
+      if (!first) continue;
+      if (!best || agent.held < best.agent.held || (agent.held === best.agent.held && first.order < best.order)) best = first;
     }
+    return best;
+  }
+
+  /** The agent's oldest live waiter, dropping settled ones from the front. */
+  #head(agent: AgentSlots): Waiter | undefined {
+    while (agent.head < agent.queue.length) {
+      const waiter = agent.queue[agent.head]!;
+      if (!waiter.done) {
+        if (agent.head > 1024 && agent.head * 2 > agent.queue.length) {
+          agent.queue = agent.queue.slice(agent.head);
+          agent.head = 0;
+        }
+        return waiter;
+      }
+      agent.head++;
+    }
+    // Empty: reset, so a queue's array never grows past its busiest moment.
+    agent.queue = [];
+    agent.head = 0;
+    this.#waitingAgents.delete(agent);
     return undefined;
   }
 
@@ -113,8 +206,15 @@ export class Admission {
   #settle(waiter: Waiter, permit: Permit | null): void {
     waiter.done = true;
     this.#live--;
+    waiter.agent.live--;
     clearTimeout(waiter.timer);
     if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+    if (waiter.agent.live === 0) {
+      // Settled waiters of an agent with none left are dropped now, not on the next hand-over.
+      waiter.agent.queue = [];
+      waiter.agent.head = 0;
+      this.#waitingAgents.delete(waiter.agent);
+    }
     waiter.resolve(permit);
   }
 }

@@ -34,10 +34,16 @@ export interface Credential {
  * as a SHA-256 digest, computed once, against entries that hold only a digest.
  */
 export class CredentialTable {
-  readonly #entries: readonly Credential[];
-  readonly #needsDigest: boolean;
+  #entries: readonly Credential[];
+  #needsDigest: boolean;
 
   constructor(entries: readonly Credential[]) {
+    this.#entries = entries;
+    this.#needsDigest = entries.some((entry) => entry.raw === undefined);
+  }
+
+  /** decisions §10: the table after an agents.json reload; requests that start after it see it. */
+  replace(entries: readonly Credential[]): void {
     this.#entries = entries;
     this.#needsDigest = entries.some((entry) => entry.raw === undefined);
   }

@@ -1,4 +1,7 @@
 // decisions §4: permission bits and role masks, the one table of both.
+import type { Failure } from '../errors/bridge-error.ts';
+import type { CallerContext } from '../shared/caller.ts';
+
 export const PERMISSIONS = {
   read_all: 1,
   read_own_faction: 2,
@@ -45,4 +48,15 @@ export function missingPermission(rule: PermissionRule, mask: number): string | 
     return rule.any.join(' or ');
   }
   return null;
+}
+
+/** spec step 4: the 403 for a caller lacking what command `name` needs, or null. */
+export function permissionFailure(name: string, rule: PermissionRule, caller: CallerContext): Failure | null {
+  const missing = missingPermission(rule, caller.permissions);
+  if (missing === null) return null;
+  return {
+    ok: false,
+    code: 'PERMISSION_DENIED',
+    message: `agent '${caller.agentId}' (role ${caller.role}) lacks the ${missing} permission that '${name}' needs`,
+  };
 }

@@ -1,12 +1,14 @@
 // gcb: the command line of the Game Control Bridge (bin/gcb.js runs it under tsx).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { newAgentToken } from '../auth/token-strength.ts';
 import { BridgeClient, type RetryEvent } from '../client/client.ts';
 import { readBridgeConfig } from '../client/config.ts';
 import { BridgeCallError, BridgeConnectionError, ClientConfigError } from '../client/errors.ts';
 import { DEFAULT_TOOL_PREFIX, TOOL_PREFIX_PATTERN } from '../mcp/tools.ts';
 import { buildArgs, parseArgsObject, UsageError } from './args.ts';
 import { connect, resolveConnection } from './connect.ts';
+import { followEvents } from './events.ts';
 import { EXIT, EXIT_BY_CODE } from './exit-codes.ts';
 import { HELP } from './help.ts';
 import { renderCapabilities, renderError, renderHealth, renderValue } from './render.ts';
@@ -65,12 +67,16 @@ export async function runGcb(argv: readonly string[], io: Io = processIo()): Pro
         return await capabilities(rest, io);
       case 'call':
         return await call(rest, io);
+      case 'batch':
+        return await batch(rest, io);
       case 'token':
         return token(rest, io);
+      case 'events':
+        return await events(rest, io);
       case 'mcp':
         return await mcp(rest, io);
       default:
-        throw new UsageError(`unknown command '${sub}' (commands: serve, health, capabilities, call, token, mcp)`);
+        throw new UsageError(`unknown command '${sub}' (commands: serve, health, capabilities, call, batch, events, token, mcp)`);
     }
   } catch (err) {
     return fail(err, io);
@@ -134,13 +140,91 @@ async function call(argv: string[], io: Io): Promise<Outcome> {
   return print(io, json ? `${JSON.stringify(success)}\n` : `${renderValue(success.result)}\n`);
 }
 
+/**
+ * decisions §8: `gcb batch FILE` (or - for stdin), a JSON array of {name, args}, run as one batch.
+ * Exits 0 when every item ran; else with the exit code of the first failed item's error.
+ */
+async function batch(argv: string[], io: Io): Promise<Outcome> {
+  const { values, positionals } = parse(argv, { ...CONNECT_OPTIONS, 'keep-going': { type: 'boolean' } }, 'batch', true);
+  if (values.help) return print(io, HELP.batch!);
+  const [file, ...extra] = positionals;
+  if (file === undefined || extra.length > 0)
+    throw new UsageError('batch needs one FILE (or - for stdin) holding a JSON array of {"name": ..., "args": {...}}');
+  const json = wantJson(io, values.json);
+  const commands = parseBatchFile(file === '-' ? io.readStdin() : readFileSync(file, 'utf8'));
+  const args: Record<string, unknown> = { commands };
+  if (values['keep-going']) args.stop_on_error = false;
+  const success = await client(values, io).request('batch', args);
+  const result = success.result as { results: Array<Record<string, unknown>>; completed: number; failed: number; skipped: number };
+  io.out(
+    json
+      ? `${JSON.stringify(success)}
+`
+      : renderBatch(commands, result),
+  );
+  const failed = result.results.find((item) => isRecord(item.error));
+  return failed ? (EXIT_BY_CODE[(failed.error as { code: keyof typeof EXIT_BY_CODE }).code] ?? EXIT.INTERNAL) : EXIT.OK;
+}
+
+function parseBatchFile(text: string): unknown[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`the batch file is not JSON: ${(err as Error).message}`);
+  }
+  if (!Array.isArray(parsed)) throw new UsageError('the batch file must hold a JSON array of {"name": ..., "args": {...}}');
+  return parsed;
+}
+
+function renderBatch(commands: unknown[], result: { results: Array<Record<string, unknown>>; completed: number; failed: number; skipped: number }): string {
+  const lines = result.results.map((item, index) => {
+    const name = String((commands[index] as { name?: unknown } | undefined)?.name ?? '?');
+    if (item.skipped === true) return `[${index}] ${name}: skipped`;
+    if (isRecord(item.error)) return `[${index}] ${name}: ${String(item.error.code)}: ${String(item.error.message)}`;
+    return `[${index}] ${name}: ok\n${renderValue(item.result, 2)}`;
+  });
+  lines.push(`${result.completed} completed, ${result.failed} failed, ${result.skipped} skipped`);
+  return `${lines.join('\n')}\n`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 function token(argv: string[], io: Io): Outcome {
-  const { values } = parse(argv, { 'config-dir': CONNECT_OPTIONS['config-dir'], json: CONNECT_OPTIONS.json, help: CONNECT_OPTIONS.help }, 'token');
+  const { values } = parse(
+    argv,
+    { 'config-dir': CONNECT_OPTIONS['config-dir'], json: CONNECT_OPTIONS.json, help: CONNECT_OPTIONS.help, new: { type: 'boolean' } },
+    'token',
+  );
   if (values.help) return print(io, HELP.token!);
+  if (values.new) {
+    // decisions §10/§11: a strong agent token to paste into agents.json, with its sha256 for a
+    // file that should hold no secret. Made here; no bridge or config dir is needed.
+    const fresh = newAgentToken();
+    return print(io, values.json ? `${JSON.stringify(fresh)}\n` : `token:        ${fresh.token}\ntoken_sha256: ${fresh.token_sha256}\n`);
+  }
   const found = readBridgeConfig(values['config-dir']);
   if (found.token === undefined) throw new ClientConfigError(`${found.path} has no [Bridge] token`);
   // Raw unless asked: `export GCB_TOKEN=$(gcb token)` must get the token alone.
   return print(io, values.json ? `${JSON.stringify({ token: found.token, url: found.url })}\n` : `${found.token}\n`);
+}
+
+/** Follows GET /events until Ctrl-C (SIGINT or SIGTERM: exit 0); src/cli/events.ts. */
+async function events(argv: string[], io: Io): Promise<Outcome> {
+  const { values } = parse(argv, { ...CONNECT_OPTIONS, kinds: { type: 'string' }, since: { type: 'string' } }, 'events');
+  if (values.help) return print(io, HELP.events!);
+  const json = wantJson(io, values.json);
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+  try {
+    await followEvents({ client: client(values, io), kinds: values.kinds, since: values.since, json, out: io.out, err: io.err, signal: stop.signal });
+  } finally {
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+  }
+  return EXIT.OK;
 }
 
 async function mcp(argv: string[], io: Io): Promise<Outcome> {

@@ -18,7 +18,9 @@ commands:
   health         the health object (GET /health)
   capabilities   every enabled command with its args (GET /capabilities)
   call NAME      run a command: gcb call spawn entity_id=human x=10 y=20 count=3
-  token          print the token of a config dir, for pasting into a client config
+  batch FILE     run up to 32 commands in one frame, from a JSON array (- reads stdin)
+  events         follow what happens in the world, one line an event, until Ctrl-C (GET /events)
+  token          print the token of a config dir, for pasting into a client config; --new: a fresh agent token
   mcp            an MCP server in front of the bridge (stdio, or --http on loopback)
 
 ${FINDING}
@@ -90,7 +92,47 @@ An error prints its code, message and did_you_mean on stderr and exits with the 
 ${FINDING}
 `,
 
+  batch: `usage: gcb batch FILE|- [--keep-going] [--json] [--config-dir DIR | --url URL]
+
+Runs up to 32 commands as one batch (POST /cmd batch): in order, back to back in one game frame,
+for one admission slot. FILE (or - for stdin) holds a JSON array of {"name": ..., "args": {...}}:
+
+  echo '[{"name":"spawn","args":{"entity_id":"human","x":10,"y":20}},{"name":"get_tile","args":{"x":10,"y":20}}]' | gcb batch -
+
+Items are reads, discovery, spawn, paint_tile, single-pulse invoke_power, pause, resume, set_speed
+and dismiss_window. A bad item refuses the whole batch, naming it (commands[N]: ...).
+
+  --keep-going     run the items after a failed one too (stop_on_error false)
+
+Output: each item's result or error, then the counts; with --json / in a pipe the success envelope.
+Exits 0 when every item ran, else with the exit code of the first failed item's error. Like every
+action, it is sent with an Idempotency-Key and retried once with it if the connection drops.
+
+${FINDING}
+`,
+
+  events: `usage: gcb events [--kinds KIND,KIND] [--since SEQ] [--config-dir DIR | --url URL] [--json]
+
+Follows the bridge's events (GET /events) and prints one line an event until Ctrl-C (exit 0):
+
+  gcb events
+  gcb events --kinds war_declared,kingdom_fell,city_conquered
+  gcb events --since 0 | jq -c 'select(.kind == "actor_died")'
+
+  --kinds K,K    only these kinds (gcb capabilities --json lists event_kinds; an unknown one exits 10)
+  --since SEQ    start with the kept events after SEQ (0: every event kept), then go live;
+                 without it, live events only
+
+Output: a readable line on a terminal (#seq time tick kind [kingdoms] field=value ...), one JSON
+object a line in a pipe or with --json. A lost connection is resumed where it stopped (no event
+twice, none lost while the bridge keeps them); notices about it go to stderr. Exit codes: 0 after
+Ctrl-C, 2 for bad flags, 3 without a token, 4 when no bridge answers at start, 20 for a refused token.
+
+${FINDING}
+`,
+
   token: `usage: gcb token [--config-dir DIR] [--json]
+       gcb token --new [--json]
 
 Prints the legacy-mode token from DIR/bridge.toml (default ./.bridge), to paste into an MCP client
 config or to export as GCB_TOKEN:
@@ -99,12 +141,15 @@ config or to export as GCB_TOKEN:
 
 With --json: {"token": "...", "url": "http://127.0.0.1:PORT"}. The token is a credential with every
 permission: keep it out of shared files. In multi-agent mode each agent's token is in agents.json instead.
+
+With --new: a fresh strong token (48 characters from crypto) and its sha256, to paste into agents.json
+as "token" or "token_sha256" (docs/multi-agent.md: rotate a token). With --json: {"token", "token_sha256"}.
 `,
 
   mcp: `usage: gcb mcp [--config-dir DIR | --url URL] [--tool-prefix P] [--http [--port N]]
 
 An MCP server in front of the bridge. At start it reads /capabilities and exposes one tool per
-enabled command plus one for capabilities (29 with every command enabled), named P<command>
+enabled command plus one for capabilities (31 with every command enabled), named P<command>
 (default prefix worldbox_, so prompts written for the original WorldBox bridge work).
 
   (default)          stdio: one session, with the token of --config-dir or GCB_TOKEN

@@ -3,9 +3,10 @@
 import type { CommandDescriptor, DisabledCommand } from '../commands/registry.ts';
 import type { HealthObject } from '../commands/meta/health.ts';
 import { isErrorCode } from '../errors/codes.ts';
-import type { ArgsOptional, CommandArgs, CommandName, CommandResult } from './commands.ts';
+import { KEYED_COMMANDS, type ArgsOptional, type BatchItem, type BatchResults, type CommandArgs, type CommandName, type CommandResult } from './commands.ts';
 import { DEFAULT_CONFIG_DIR, readBridgeConfig } from './config.ts';
 import { BridgeCallError, BridgeConnectionError, ClientConfigError, type ErrorBody } from './errors.ts';
+import { EventStream, type EventStreamOptions } from './events.ts';
 import { DEFAULT_RETRY, retryDelay, retryPolicy, type RetryPolicy } from './retry.ts';
 
 export type { CommandDescriptor, DisabledCommand, HealthObject };
@@ -58,6 +59,17 @@ export interface RequestOptions {
   retry?: Partial<RetryPolicy> | false;
   /** Sent as X-Request-Id, so the bridge's log line for this request carries it. */
   requestId?: string;
+  /**
+   * decisions §8: the Idempotency-Key to send. Action and control commands get a fresh one by
+   * default; pass your own to retry a request across restarts of your program.
+   */
+  idempotencyKey?: string;
+}
+
+/** `client.batch()`'s options beside the request's own. */
+export interface BatchOptions extends RequestOptions {
+  /** After a failed item, skip the rest (default true). */
+  stopOnError?: boolean;
 }
 
 /** `call(name)` may leave the args out when the command takes none or only optional ones. */
@@ -122,19 +134,49 @@ export class BridgeClient {
     return success.result as CommandResult<N>;
   }
 
+  /**
+   * decisions §8: up to 32 commands run back to back in one frame for one slot, each result typed
+   * by its item's name. The batch as a whole throws BridgeCallError only when it is refused (a bad
+   * item, named) or never ran; an item's own failure is in its result.
+   */
+  async batch<const T extends readonly BatchItem[]>(items: T, options: BatchOptions = {}): Promise<BatchResults<T>> {
+    const { stopOnError, ...rest } = options;
+    const args: Record<string, unknown> = { commands: items };
+    if (stopOnError !== undefined) args.stop_on_error = stopOnError;
+    return (await this.request('batch', args, rest)).result as BatchResults<T>;
+  }
+
   /** POST /cmd for any name (a newer bridge's, or one typed at a prompt): the whole success envelope. */
   async request(name: string, args?: Record<string, unknown>, options: RequestOptions = {}): Promise<CommandSuccess> {
     const payload = JSON.stringify(args === undefined ? { name } : { name, args });
-    const answer = await this.#exchange('POST', '/cmd', payload, name, options);
+    // decisions §8: every attempt of one call carries the same key, so the bridge runs it at most once.
+    const key = options.idempotencyKey ?? (KEYED_COMMANDS.has(name) ? globalThis.crypto.randomUUID() : undefined);
+    const answer = await this.#exchange('POST', '/cmd', payload, name, key === undefined ? options : { ...options, idempotencyKey: key });
     const body = answer.body;
     if (!isRecord(body) || body.ok !== true || !('result' in body)) throw this.#notBridge('/cmd', answer);
     return { ok: true, result: body.result, tick: typeof body.tick === 'number' ? body.tick : 0 };
   }
 
+  /** GET /events as an async iterator that reconnects with Last-Event-ID (docs/events.md, src/client/events.ts). */
+  events(options: EventStreamOptions = {}): EventStream {
+    return new EventStream({ url: this.url, token: this.#token, fetch: this.#fetch }, options);
+  }
+
   async #exchange(method: 'GET' | 'POST', path: string, payload: string | undefined, command: string, options: RequestOptions): Promise<Answer> {
     const policy = options.retry === undefined ? this.#retry : retryPolicy(options.retry, this.#retry);
+    let redialled = false;
     for (let attempt = 1; ; attempt++) {
-      const answer = await this.#once(method, path, payload, options);
+      let answer: Answer;
+      try {
+        answer = await this.#once(method, path, payload, options);
+      } catch (err) {
+        // decisions §8: a keyed request whose connection dropped is sent once more with the same
+        // key: the bridge answers it from what the first attempt did, never running it twice.
+        if (options.idempotencyKey === undefined || redialled || !DROPPED.has(err as object)) throw err;
+        redialled = true;
+        attempt--;
+        continue;
+      }
       if (answer.status >= 200 && answer.status < 300) return answer;
       const error = this.#errorOf(answer, path, command, attempt);
       // spec: BUSY means nothing reached the world, so it alone is safe to repeat.
@@ -150,6 +192,7 @@ export class BridgeClient {
     const headers: Record<string, string> = { authorization: `Bearer ${this.#token}`, accept: 'application/json' };
     if (payload !== undefined) headers['content-type'] = 'application/json';
     if (options.requestId !== undefined) headers['x-request-id'] = options.requestId;
+    if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
     const timeout = this.#timeoutMs === undefined ? undefined : AbortSignal.timeout(this.#timeoutMs);
     const signals = [options.signal, timeout].filter((s): s is AbortSignal => s !== undefined);
     const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
@@ -167,9 +210,11 @@ export class BridgeClient {
       // The caller's own abort stays an abort; everything else means no answer came back.
       if (options.signal?.aborted) throw options.signal.reason;
       if (timeout?.aborted) throw new BridgeConnectionError(`no answer from the bridge at ${this.url} within ${this.#timeoutMs} ms`, this.url, { cause: err });
-      throw new BridgeConnectionError(`cannot reach the bridge at ${this.url}: ${describeFetchError(err)} (is it running? gcb serve)`, this.url, {
+      const dropped = new BridgeConnectionError(`cannot reach the bridge at ${this.url}: ${describeFetchError(err)} (is it running? gcb serve)`, this.url, {
         cause: err,
       });
+      DROPPED.add(dropped);
+      throw dropped;
     }
     let body: unknown;
     try {
@@ -199,6 +244,9 @@ export class BridgeClient {
     );
   }
 }
+
+/** Connection failures that are neither the caller's abort nor the client's timeout: a keyed request may be sent again. */
+const DROPPED = new WeakSet<object>();
 
 export function createClient(options: ClientOptions = {}): BridgeClient {
   return new BridgeClient(options);

@@ -31,6 +31,7 @@ import type generateWorld from '../commands/control/generate-world.ts';
 import type saveWorld from '../commands/control/save-world.ts';
 import type loadWorld from '../commands/control/load-world.ts';
 import type recvEvents from '../commands/read/recv-events.ts';
+import type batch from '../commands/action/batch.ts';
 
 /** The catalogue (decisions §3), by command name. */
 interface Catalogue {
@@ -63,6 +64,7 @@ interface Catalogue {
   save_world: typeof saveWorld;
   load_world: typeof loadWorld;
   recv_events: typeof recvEvents;
+  batch: typeof batch;
 }
 
 export type CommandName = keyof Catalogue;
@@ -76,3 +78,64 @@ export type CommandResult<N extends CommandName> = Static<Catalogue[N]['result']
 // `{} extends T` is the test for "every property optional".
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export type ArgsOptional<N extends CommandName> = {} extends CommandArgs<N> ? true : false;
+
+/**
+ * decisions §8: the action and control commands, which the client sends with an Idempotency-Key
+ * (a value, the one runtime thing here; test/client/batch.test.ts holds it to the catalogue).
+ */
+export const KEYED_COMMANDS: ReadonlySet<string> = new Set<CommandName>([
+  'invoke_power',
+  'spawn',
+  'paint_tile',
+  'batch',
+  'pause',
+  'resume',
+  'set_speed',
+  'dismiss_window',
+  'generate_world',
+  'save_world',
+  'load_world',
+]);
+
+/** decisions §8: the commands a batch may hold (not meta, bus, world loading or saving, screenshot, recv_events, batch). */
+export type BatchableName = Exclude<
+  CommandName,
+  | 'health'
+  | 'whoami'
+  | 'session_info'
+  | 'turn_advance'
+  | 'objective_status'
+  | 'send_message'
+  | 'recv_messages'
+  | 'generate_world'
+  | 'save_world'
+  | 'load_world'
+  | 'screenshot'
+  | 'recv_events'
+  | 'batch'
+>;
+
+/** One item of `client.batch([...])`, typed by its name. */
+export type BatchItem = {
+  [N in BatchableName]: ArgsOptional<N> extends true ? { name: N; args?: CommandArgs<N> } : { name: N; args: CommandArgs<N> };
+}[BatchableName];
+
+/** An item's error, as the bridge reports it inside a batch's results. */
+export interface BatchItemError {
+  code: string;
+  message: string;
+  did_you_mean?: string[];
+  exception?: { type: string; message: string; stack_top: string };
+}
+
+/** One item's outcome: its typed result, its error, or skipped (after a failure with stop_on_error). */
+export type BatchItemResult<N extends CommandName> =
+  { ok: true; result: CommandResult<N> } | { ok: false; error: BatchItemError } | { ok: false; skipped: true };
+
+/** `client.batch([...])`'s answer: one result per item, typed by that item's name. */
+export interface BatchResults<T extends readonly BatchItem[]> {
+  results: { [K in keyof T]: T[K] extends { name: infer N extends CommandName } ? BatchItemResult<N> : never };
+  completed: number;
+  failed: number;
+  skipped: number;
+}

@@ -3,7 +3,7 @@
 // envelope came back at all (nothing answered, or the answer was not the bridge's) or that the
 // client could not even find the bridge (no token, no bridge.toml).
 import type { ExceptionInfo } from '../errors/bridge-error.ts';
-import type { ErrorCode } from '../errors/codes.ts';
+import { isErrorCode, type ErrorCode } from '../errors/codes.ts';
 
 export type { ErrorCode, ExceptionInfo };
 
@@ -75,4 +75,21 @@ export class ClientConfigError extends Error {
     super(message);
     this.name = 'ClientConfigError';
   }
+}
+
+/** The BridgeCallError of an error envelope `body`, or undefined when `body` is not one. */
+export function callErrorOf(body: unknown, status: number, requestId: string | null, command: string): BridgeCallError | undefined {
+  const error = isRecord(body) && body.ok === false ? body.error : undefined;
+  if (!isRecord(error) || typeof error.code !== 'string' || !isErrorCode(error.code)) return undefined;
+  const envelope: ErrorBody = {
+    ...(error as unknown as ErrorBody),
+    message: typeof error.message === 'string' ? error.message : error.code,
+    command: typeof error.command === 'string' ? error.command : command,
+    args: isRecord(error.args) ? error.args : {},
+  };
+  return new BridgeCallError(envelope, status, { requestId: requestId ?? undefined });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

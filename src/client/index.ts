@@ -2,6 +2,7 @@
 export {
   BridgeClient,
   createClient,
+  type BatchOptions,
   type CallParameters,
   type Capabilities,
   type ClientOptions,
@@ -11,7 +12,18 @@ export {
   type RequestOptions,
   type RetryEvent,
 } from './client.ts';
-export type { CommandArgs, CommandName, CommandResult } from './commands.ts';
+export type { BatchableName, BatchItem, BatchItemError, BatchItemResult, BatchResults, CommandArgs, CommandName, CommandResult } from './commands.ts';
+export {
+  EVENT_STREAM_DEFAULTS,
+  EventStream,
+  type BridgeEvent,
+  type EventStreamOptions,
+  type StreamConnectedEvent,
+  type StreamGapEvent,
+  type StreamNotice,
+  type StreamReconnectEvent,
+} from './events.ts';
+export { SseParser, type SseComment, type SseItem, type SseMessage, type SseRetry } from './sse.ts';
 export { DEFAULT_CONFIG_DIR, DEFAULT_PORT, readBridgeConfig, type BridgeLocation } from './config.ts';
 export { BridgeCallError, BridgeConnectionError, ClientConfigError, type ErrorBody, type ErrorCode, type ExceptionInfo } from './errors.ts';
 export { DEFAULT_RETRY, parseRetryAfter, retryDelay, type RetryPolicy } from './retry.ts';

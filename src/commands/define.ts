@@ -76,6 +76,10 @@ export interface CommandDef<S extends TObject = TObject, R extends TSchema = TSc
   onWorkerLost?: string;
   /** Pool commands: the whole command. Main-thread commands: an optional step after the frame. */
   pool?: (env: PoolEnv<Static<S>>, frameValue: never) => unknown;
+  /** decisions §8: the items it counts against a frame's 256 (batch: its items); default 1. */
+  frameItems?: (args: Static<S>) => number;
+  /** decisions §8: why these args cannot be a batch item though the command can (pulsed invoke_power), or null. */
+  batchRefusal?: (args: Static<S>) => string | null;
 }
 
 /** Identity with inference; fills the defaults every command shares. */

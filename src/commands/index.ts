@@ -30,6 +30,7 @@ import generateWorld from './control/generate-world.ts';
 import saveWorld from './control/save-world.ts';
 import loadWorld from './control/load-world.ts';
 import recvEvents from './read/recv-events.ts';
+import batch from './action/batch.ts';
 
 export const COMMANDS: readonly CommandDef[] = [
   health, // 1
@@ -61,4 +62,5 @@ export const COMMANDS: readonly CommandDef[] = [
   saveWorld, // 27
   loadWorld, // 28
   recvEvents, // 29 (decisions §7, v0.4)
+  batch, // 30 (decisions §8, v0.4)
 ] as unknown as readonly CommandDef[];

@@ -1,16 +1,19 @@
 import { readFileSync } from 'node:fs';
+import { sha256 } from '../auth/credentials.ts';
 import { join } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { PERMISSIONS, ROLE_MASKS, type PermissionName, type RoleName } from '../auth/permissions.ts';
+import { TOKEN_MIN_DISTINCT, TOKEN_MIN_LENGTH, tokenWeakness } from '../auth/token-strength.ts';
 import { createAjv } from './ajv.ts';
 import { ConfigError } from './load.ts';
+import { LIMITS } from '../limits.ts';
+import { SCENARIOS, type ScenarioName } from '../shared/scenarios.ts';
 
 export const AGENTS_FILE = 'agents.json';
 
 const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((value) => Type.Literal(value)));
 
-export const SCENARIOS = ['sandbox', 'coop', 'pvp', 'hierarchical'] as const;
-export type ScenarioName = (typeof SCENARIOS)[number];
+export { SCENARIOS, type ScenarioName };
 
 /** decisions §4: scenario presets. Only pvp hides other kingdoms by default. */
 export const SCENARIO_DEFAULTS: Record<ScenarioName, { partialIntel: boolean; turnBased: boolean }> = {
@@ -32,10 +35,18 @@ export const Objective = Type.Object({
   target: Type.Optional(Type.Union([Claim, Type.Integer({ minimum: 0 })])),
 });
 
+const Token = Type.String({ minLength: 16, maxLength: 512 });
+const TokenSha256 = Type.String({ pattern: '^[0-9a-fA-F]{64}$' });
+/** decisions §10: one string, or 1..4 of them, all valid at once (rotation with no gap). */
+const oneOrMore = <T extends typeof Token | typeof TokenSha256>(item: T) =>
+  Type.Union([item, Type.Array(item, { minItems: 1, maxItems: LIMITS.tokensPerAgentMax })]);
+
 export const AgentEntry = Type.Object({
   id: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' }),
-  token: Type.Optional(Type.String({ minLength: 16, maxLength: 512 })),
-  token_sha256: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })),
+  token: Type.Optional(oneOrMore(Token)),
+  token_sha256: Type.Optional(oneOrMore(TokenSha256)),
+  /** decisions §10: the most admission slots this agent holds at once (1..max_concurrent_requests). */
+  max_slots: Type.Optional(Type.Integer({ minimum: 1 })),
   role: literals(Object.keys(ROLE_MASKS) as RoleName[]),
   kingdom_claim: Type.Optional(Claim),
   permissions: Type.Optional(Type.Array(literals(Object.keys(PERMISSIONS) as PermissionName[]))),
@@ -57,6 +68,8 @@ export type ObjectiveSpec = Static<typeof Objective>;
 
 export interface AgentsConfig {
   path: string;
+  /** The file's text, so a reload can tell a change (decisions §10). */
+  text: string;
   scenario: ScenarioName;
   partialIntel: boolean;
   turnBased: boolean;
@@ -72,8 +85,8 @@ const validate = createAjv({ useDefaults: false }).compile<AgentsFile>(AgentsFil
  * invalid file refuses startup with one clear line, and never falls back to legacy mode, which would
  * hand out God.
  */
-export function loadAgents(configDir: string): AgentsConfig | undefined {
-  const path = join(configDir, AGENTS_FILE);
+export function loadAgents(configDir: string, maxConcurrent: number = LIMITS.maxConcurrentMax): AgentsConfig | undefined {
+  const path = agentsPath(configDir);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -81,10 +94,25 @@ export function loadAgents(configDir: string): AgentsConfig | undefined {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new ConfigError(`${path}: cannot read: ${(err as Error).message}`);
   }
-  return parseAgents(path, text);
+  return parseAgents(path, text, maxConcurrent);
 }
 
-export function parseAgents(path: string, text: string): AgentsConfig {
+export function agentsPath(configDir: string): string {
+  return join(configDir, AGENTS_FILE);
+}
+
+/** An agent's tokens and token digests, each field as a list (decisions §10: a string or 1..4). */
+export function agentTokens(agent: AgentEntry): { tokens: string[]; digests: string[] } {
+  const list = (value: string | string[] | undefined) => (value === undefined ? [] : typeof value === 'string' ? [value] : value);
+  return { tokens: list(agent.token), digests: list(agent.token_sha256).map((d) => d.toLowerCase()) };
+}
+
+/**
+ * Parses and checks agents.json. `maxConcurrent` is `[Bridge] max_concurrent_requests`, the
+ * upper bound of `max_slots`. Throws a ConfigError whose message is the one line to show; it never
+ * holds a token.
+ */
+export function parseAgents(path: string, text: string, maxConcurrent: number = LIMITS.maxConcurrentMax): AgentsConfig {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -92,7 +120,7 @@ export function parseAgents(path: string, text: string): AgentsConfig {
     throw new ConfigError(`${path}: not valid JSON: ${(err as Error).message}`);
   }
   if (!validate(raw)) {
-    const error = validate.errors![0]!;
+    const error = mostSpecific(validate.errors!);
     const where = error.instancePath ? error.instancePath.slice(1).replaceAll('/', '.') : '(top level)';
     const detail =
       error.keyword === 'required'
@@ -103,7 +131,9 @@ export function parseAgents(path: string, text: string): AgentsConfig {
             ? `must be one of: ${allowedAt(where)}`
             : error.keyword === 'pattern' && where.endsWith('kingdom_claim')
               ? 'must be "auto:N" or "id:K"'
-              : (error.message ?? 'is invalid');
+              : where.endsWith('.max_slots')
+                ? `is not allowed; allowed: an integer from 1 to ${maxConcurrent} ([Bridge] max_concurrent_requests)`
+                : (error.message ?? 'is invalid');
     throw new ConfigError(`${path}: ${where} ${detail}`);
   }
   const ids = new Set<string>();
@@ -111,13 +141,35 @@ export function parseAgents(path: string, text: string): AgentsConfig {
   for (const [index, agent] of raw.agents.entries()) {
     if (ids.has(agent.id)) throw new ConfigError(`${path}: agents.${index}.id "${agent.id}" is a duplicate; every agent needs its own id`);
     ids.add(agent.id);
-    if ((agent.token === undefined) === (agent.token_sha256 === undefined)) {
-      throw new ConfigError(`${path}: agents.${index} ("${agent.id}") needs exactly one of "token" or "token_sha256"`);
+    if (agent.token === undefined && agent.token_sha256 === undefined) {
+      throw new ConfigError(`${path}: agents.${index} ("${agent.id}") needs "token" or "token_sha256" (or both, while a token is rotated)`);
     }
-    const digest = agent.token_sha256?.toLowerCase() ?? agent.token!;
-    const key = agent.token_sha256 ? `sha:${digest}` : `raw:${digest}`;
-    if (tokens.has(key)) throw new ConfigError(`${path}: agents.${index} ("${agent.id}") reuses another agent's token; every agent needs its own credential`);
-    tokens.add(key);
+    if (agent.max_slots !== undefined && agent.max_slots > maxConcurrent) {
+      throw new ConfigError(
+        `${path}: agents.${index}.max_slots = ${agent.max_slots} is not allowed; allowed: an integer from 1 to ${maxConcurrent} ([Bridge] max_concurrent_requests)`,
+      );
+    }
+    // A token belongs to one agent: compared as digests, so a raw token in one entry and its
+    // sha256 in another count as the same credential.
+    const { tokens: raw, digests } = agentTokens(agent);
+    // decisions §11: a guessable token is refused (startup or reload), naming the agent, never the
+    // token; token_sha256 is exempt (its strength cannot be seen). The examples' placeholders fail here.
+    for (const [n, token] of raw.entries()) {
+      const weakness = tokenWeakness(token);
+      if (weakness !== null) {
+        const field = Array.isArray(agent.token) ? `token[${n}]` : 'token';
+        throw new ConfigError(
+          `${path}: agents.${index} ("${agent.id}") ${field} ${weakness}; an agent token needs at least ${TOKEN_MIN_LENGTH} characters with ${TOKEN_MIN_DISTINCT} distinct ones: \`gcb token --new\` prints one`,
+        );
+      }
+    }
+    const own = new Set([...raw.map((token) => sha256(token).toString('hex')), ...digests]);
+    for (const digest of own) {
+      if (tokens.has(digest)) {
+        throw new ConfigError(`${path}: agents.${index} ("${agent.id}") reuses another agent's token; every agent needs its own credential`);
+      }
+    }
+    for (const digest of own) tokens.add(digest);
   }
   for (const id of raw.turn_order ?? []) {
     if (!ids.has(id)) throw new ConfigError(`${path}: turn_order names "${id}", which is not an agent (agents: ${[...ids].join(', ')})`);
@@ -133,6 +185,7 @@ export function parseAgents(path: string, text: string): AgentsConfig {
   const turnOrder = raw.turn_order ?? (players.length > 0 ? players : raw.agents.map((a) => a.id));
   return {
     path,
+    text,
     scenario,
     partialIntel: raw.partial_intel ?? defaults.partialIntel,
     turnBased,
@@ -140,6 +193,20 @@ export function parseAgents(path: string, text: string): AgentsConfig {
     turnTimeoutMs: raw.turn_timeout_s === undefined ? null : raw.turn_timeout_s * 1000,
     agents: raw.agents,
   };
+}
+
+/**
+ * The error to show: the deepest one, and at that depth not the "must be string" of a union branch
+ * that did not apply (`token` is a string or a list: a bad list item beats "must be string").
+ */
+function mostSpecific(errors: NonNullable<typeof validate.errors>): (typeof errors)[number] {
+  let best = errors[0]!;
+  for (const error of errors) {
+    const deeper = error.instancePath.length > best.instancePath.length;
+    const sameDepthBetter = error.instancePath === best.instancePath && best.keyword === 'type' && error.keyword !== 'type' && error.keyword !== 'anyOf';
+    if (deeper || sameDepthBetter) best = error;
+  }
+  return best;
 }
 
 function allowedAt(where: string): string {

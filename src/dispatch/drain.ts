@@ -16,23 +16,35 @@ import {
   sFullFrames,
   sFullOverheadMaxMs,
   sFullOverheadMs,
+  sItems,
   sOverheadMs,
   sharedNow,
   type SharedState,
 } from '../shared/layout.ts';
 import type { ActionMessage, ActionReply } from '../shared/protocol.ts';
 import type { Collector } from '../events/collector.ts';
+import { BATCH_COMMAND, type BatchRequest } from '../batch/check.ts';
+import { runBatch } from './batch-run.ts';
+import { hFrameDuration, hFrameItems, hQueueWait, observe } from '../shared/histograms.ts';
 import { JobRegistry } from './jobs.ts';
 
+type FrameHandler = (env: FrameEnv<unknown>, input: unknown) => unknown;
+
+const succeeded = (value: unknown): Outcome<unknown> => ({ ok: true, value });
+
 export interface FrameDrainer {
-  /** One bridge frame: publish the tick, drain at most 32 actions, step the per-frame jobs. */
-  drainFrame(): void;
+  /**
+   * One bridge frame: publish the tick, drain at most 32 actions (256 items), step the per-frame jobs.
+   * `updateMs`: what the game's update took just before, when the bridge's own loop ran it.
+   */
+  drainFrame(updateMs?: number): void;
   readonly jobs: JobRegistry;
 }
 
 /**
  * The game-thread half of the dispatcher. Actions wait in the MessagePort's own queue; each frame
- * pulls at most 32 with receiveMessageOnPort, so whatever is not drained stays queued in order.
+ * pulls at most 32 (and 256 items) with receiveMessageOnPort, so whatever is not drained stays
+ * queued in order.
  * spec: MAIN_THREAD_TIMEOUT is decided just before an action would start, by a compare-and-swap
  * on its state word that races the main loop's own deadline timer; exactly one side wins.
  */
@@ -47,8 +59,9 @@ export function createDrainer(options: {
 }): FrameDrainer {
   const { port, shared, commands, timings } = options;
   const emit = options.events?.emit ?? (() => {});
-  const { control, entries, startedAt, stats } = shared;
+  const { control, entries, startedAt, stats, histograms } = shared;
   let handlerMs = 0; // time spent inside handlers this frame, so the stats count only the dispatcher
+  let carried: ActionMessage | undefined; // drained but over the frame's item budget: runs first next frame
   const jobs = new JobRegistry(control);
   const game = options.game as Required<GameModule>;
 
@@ -60,46 +73,82 @@ export function createDrainer(options: {
     Atomics.store(control, kTick, game.currentTick() | 0);
   }
 
-  function start(action: ActionMessage, now: number): void {
-    startedAt[action.slot] = now;
-    const def = commands.get(action.command);
-    const handler = action.phase === 'run' ? def?.frame : def?.phases?.[action.phase];
-    const t0 = performance.now();
-    const finish = (outcome: Outcome<unknown>) => reply({ kind: 'done', slot: action.slot, id: action.id, outcome, runMs: performance.now() - t0 });
-    if (!handler) {
-      finish(toFailure(new Error(`no frame handler ${action.command}.${action.phase}`)));
-      return;
-    }
-    const env: FrameEnv<unknown> = { game, args: action.input, caller: action.caller, jobs, shared, timings, emit };
+  function frameEnv(args: unknown, caller: ActionMessage['caller']): FrameEnv<unknown> {
+    return { game, args, caller, jobs, shared, timings, emit };
+  }
+
+  /** One frame step, timed so the stats count only the dispatcher. Never throws. */
+  function runStep(handler: FrameHandler, env: FrameEnv<unknown>, input: unknown): Outcome<unknown> | Promise<Outcome<unknown>> {
+    const h0 = performance.now();
     try {
-      const h0 = performance.now();
-      const value = (handler as (env: FrameEnv<unknown>, input: unknown) => unknown)(env, action.input);
-      handlerMs += performance.now() - h0;
-      if (value instanceof Promise) {
-        // A started action is never cut off: a deferred one (pulses) answers when its job ends.
-        value.then(
-          (settled) => finish({ ok: true, value: settled }),
-          (err: unknown) => finish(toFailure(err)),
-        );
-      } else {
-        finish({ ok: true, value });
-      }
+      const value = handler(env, input);
+      // A started action is never cut off: a deferred one (pulses) answers when its job ends.
+      if (value instanceof Promise) return value.then(succeeded, toFailure);
+      return { ok: true, value };
     } catch (err) {
-      finish(toFailure(err));
+      return toFailure(err);
+    } finally {
+      handlerMs += performance.now() - h0;
     }
   }
 
-  function drainFrame(): void {
+  /** decisions §8: one batch item, with the frame a lone command of that name gets. */
+  function runItem(name: string, args: Record<string, unknown>, caller: ActionMessage['caller']): Outcome<unknown> | Promise<Outcome<unknown>> {
+    const handler = commands.get(name)?.frame as FrameHandler | undefined;
+    if (!handler) return toFailure(new Error(`no frame handler ${name}.run`));
+    return runStep(handler, frameEnv(args, caller), args);
+  }
+
+  function start(action: ActionMessage, now: number): void {
+    startedAt[action.slot] = now;
+    const t0 = performance.now();
+    const finish = (outcome: Outcome<unknown>) => reply({ kind: 'done', slot: action.slot, id: action.id, outcome, runMs: performance.now() - t0 });
+    let outcome: Outcome<unknown> | Promise<Outcome<unknown>>;
+    if (action.command === BATCH_COMMAND && action.phase === 'run') {
+      const batch = runBatch(action.input as BatchRequest, (name, args) => runItem(name, args, action.caller));
+      outcome = batch instanceof Promise ? batch.then(succeeded) : { ok: true, value: batch };
+    } else {
+      const def = commands.get(action.command);
+      const handler = (action.phase === 'run' ? def?.frame : def?.phases?.[action.phase]) as FrameHandler | undefined;
+      if (!handler) return finish(toFailure(new Error(`no frame handler ${action.command}.${action.phase}`)));
+      outcome = runStep(handler, frameEnv(action.input, action.caller), action.input);
+    }
+    if (outcome instanceof Promise) void outcome.then(finish);
+    else finish(outcome);
+  }
+
+  /** The next action: the one a full frame left over first (it stays first in line), else the port's next. */
+  function next(): ActionMessage | undefined {
+    if (carried) {
+      const action = carried;
+      carried = undefined;
+      return action;
+    }
+    const received = receiveMessageOnPort(port);
+    if (received === undefined) return undefined;
+    Atomics.sub(control, kQueued, 1);
+    return received.message as ActionMessage;
+  }
+
+  function drainFrame(updateMs = 0): void {
     publishTick();
     const f0 = performance.now();
     handlerMs = 0;
     let drained = 0;
+    let items = 0;
+    // decisions §8: at most 32 entries and 256 items a frame; a batch that does not fit whole waits
+    // for the next frame, ahead of everything queued after it. gcb_frame_items (decisions §9) counts them too.
     for (; drained < LIMITS.actionsPerFrame; drained++) {
-      const received = receiveMessageOnPort(port);
-      if (received === undefined) break;
-      Atomics.sub(control, kQueued, 1);
-      const action = received.message as ActionMessage;
+      const action = next();
+      if (action === undefined) break;
+      const weight = action.items ?? 1;
+      if (items + weight > LIMITS.itemsPerFrame) {
+        carried = action;
+        break;
+      }
+      items += weight;
       const now = sharedNow();
+      observe(histograms, hQueueWait, (now - action.enqueuedAt) / 1000);
       if (now - action.enqueuedAt > timings.queueDeadlineMs) {
         const won = Atomics.compareExchange(entries, action.slot, ENTRY_QUEUED, ENTRY_EXPIRED) === ENTRY_QUEUED;
         reply({ kind: won ? 'expired' : 'skipped', slot: action.slot, id: action.id });
@@ -111,19 +160,22 @@ export function createDrainer(options: {
       }
       start(action, now);
     }
-    if (drained > 0) recordFrame(drained, performance.now() - f0 - handlerMs);
+    if (drained > 0) recordFrame(drained, items, performance.now() - f0 - handlerMs);
     jobs.step();
     publishTick();
     Atomics.add(control, kFrames, 1);
     stats[sFrames]! += 1;
     options.events?.flush();
+    observe(histograms, hFrameItems, items);
+    observe(histograms, hFrameDuration, (updateMs + performance.now() - f0) / 1000);
   }
 
-  function recordFrame(drained: number, overheadMs: number): void {
+  function recordFrame(drained: number, items: number, overheadMs: number): void {
     stats[sBusyFrames]! += 1;
     stats[sActions]! += drained;
+    stats[sItems]! += items;
     stats[sOverheadMs]! += overheadMs;
-    if (drained === LIMITS.actionsPerFrame) {
+    if (drained === LIMITS.actionsPerFrame || items >= LIMITS.itemsPerFrame) {
       stats[sFullFrames]! += 1;
       stats[sFullOverheadMs]! += overheadMs;
       if (overheadMs > stats[sFullOverheadMaxMs]!) stats[sFullOverheadMaxMs] = overheadMs;

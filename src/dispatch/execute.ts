@@ -21,7 +21,7 @@ export async function execute(
   def: CommandDef,
   args: unknown,
   caller: CallerContext,
-  queue: { submit(command: string, phase: string, input: unknown, caller: CallerContext): Promise<QueueAnswer> },
+  queue: { submit(command: string, phase: string, input: unknown, caller: CallerContext, items?: number): Promise<QueueAnswer> },
   pool: CommandPool,
   /** The request's admission slot: a pool command may give it back early (a waiting recv_events). */
   slot?: Releasable,
@@ -32,7 +32,7 @@ export async function execute(
     if (answer.lost && def.onWorkerLost) await queue.submit(def.name, def.onWorkerLost, null, caller);
     return { outcome: answer.outcome, queueWaitMs: 0, runMs: answer.runMs, settled: null };
   }
-  const framed = await queue.submit(def.name, 'run', args, caller);
+  const framed = await queue.submit(def.name, 'run', args, caller, def.frameItems?.(args as never) ?? 1);
   if (!def.pool || !framed.outcome.ok) return framed;
   const after = await pool.run({ command: def.name, args, caller, frameValue: framed.outcome.value });
   return { outcome: after.outcome, queueWaitMs: framed.queueWaitMs, runMs: framed.runMs + after.runMs, settled: null };

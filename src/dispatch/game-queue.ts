@@ -60,7 +60,8 @@ export class GameQueue {
     return this.#entries.size;
   }
 
-  submit(command: string, phase: string, input: unknown, caller: CallerContext): Promise<QueueAnswer> {
+  /** `items`: what it counts against a frame's 256 (decisions §8: a batch's items run in one frame). */
+  submit(command: string, phase: string, input: unknown, caller: CallerContext, items = 1): Promise<QueueAnswer> {
     if (this.#closed) return Promise.resolve(immediate(busy('the bridge is shutting down')));
     const slot = this.#free.pop();
     if (slot === undefined) return Promise.resolve(immediate(busy('the dispatcher queue is full')));
@@ -72,6 +73,7 @@ export class GameQueue {
       Atomics.store(this.#shared.entries, slot, ENTRY_QUEUED);
       Atomics.add(this.#shared.control, kQueued, 1);
       const message: ActionMessage = { slot, id, command, phase, input, caller, enqueuedAt };
+      if (items !== 1) message.items = items;
       this.#port.postMessage(message);
       entry.timer = setTimeout(() => this.#onDeadline(entry), this.#timings.queueDeadlineMs);
     });

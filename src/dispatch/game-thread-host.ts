@@ -79,12 +79,12 @@ export class GameThreadHost {
     this.#onRestart = callback;
   }
 
-  submit(command: string, phase: string, input: unknown, caller: CallerContext): Promise<QueueAnswer> {
+  submit(command: string, phase: string, input: unknown, caller: CallerContext, items = 1): Promise<QueueAnswer> {
     if (!this.#running) {
       const message = this.#stopping ? 'the bridge is shutting down' : 'the game thread is restarting';
       return Promise.resolve({ outcome: busy(message), queueWaitMs: 0, runMs: 0, settled: null });
     }
-    return this.#running.queue.submit(command, phase, input, caller);
+    return this.#running.queue.submit(command, phase, input, caller, items);
   }
 
   /** Closing, step 1: queued actions are answered BUSY and never run; started ones go on. */

@@ -138,6 +138,11 @@ export function failureOf(err: BridgeError): Failure {
   return failure;
 }
 
+/** failureOf for a check that answers null when it passes. */
+export function failureOrNull(err: BridgeError | null): Failure | null {
+  return err ? failureOf(err) : null;
+}
+
 export function errorOf(failure: Failure): BridgeError {
   const extra: { exception?: ExceptionInfo; didYouMean?: string[] } = {};
   if (failure.exception) extra.exception = failure.exception;

@@ -35,4 +35,16 @@ export function canSee(caller: CallerContext, event: Audienced): boolean {
   return caller.claimedKingdomId !== null && ids.includes(caller.claimedKingdomId);
 }
 
+/**
+ * The claim whose fog form `caller` gets of `event`, or null for the event as it is. A caller
+ * under fog (no read_all, partial_intel, a claim) that sees an event naming other kingdoms beside
+ * its own gets it narrowed to its own (docs/events.md, "The fog form"): the list names its kingdom
+ * alone, and the fields the game declares as telling of the others (eventFog) are cut.
+ */
+export function fogClaim(caller: CallerContext, event: Audienced): number | null {
+  if (event.restrict !== null || event.kingdomIds.length < 2) return null;
+  if ((caller.permissions & PERMISSIONS.read_all) !== 0 || !caller.partialIntel) return null;
+  return caller.claimedKingdomId;
+}
+
 export const READ_ALL_ONLY: Restriction = Object.freeze({ agents: Object.freeze([]) as readonly string[], readAll: true });

@@ -1,9 +1,17 @@
 // decisions §7: one event, `{ seq, kind, tick, at_utc, kingdom_ids, ...fields }`. Kept once on the
 // main loop; its JSON and its SSE frame are built the first time someone needs them, once, and
 // shared by every subscriber and every recv_events that returns it.
-import type { Audienced, Restriction } from './audience.ts';
+import type { CallerContext } from '../shared/caller.ts';
+import { fogClaim, type Audienced, type Restriction } from './audience.ts';
 
-const RESERVED = new Set(['seq', 'kind', 'tick', 'at_utc', 'kingdom_ids']);
+// `fogged` belongs to the envelope of the fog form: a game's field of that name would be taken for it.
+const RESERVED = new Set(['seq', 'kind', 'tick', 'at_utc', 'kingdom_ids', 'fogged']);
+
+/** An event's JSON and SSE frame, as one caller gets them. */
+interface View {
+  json: string;
+  frame: Uint8Array;
+}
 
 export class StoredEvent implements Audienced {
   readonly seq: number;
@@ -14,8 +22,12 @@ export class StoredEvent implements Audienced {
   /** The kind's fields until the JSON is built; then only the JSON is kept (history memory). */
   #fields: Record<string, unknown> | undefined;
   readonly restrict: Restriction | null;
+  /** Fields the fog form cuts (the game's eventFog for this kind). */
+  readonly #fogHides: ReadonlySet<string> | null;
   #json: string | undefined;
   #frame: Uint8Array | undefined;
+  /** Fog forms by claim, built the first time a fogged caller with that claim gets the event. */
+  #fogged: Map<number, View> | undefined;
 
   constructor(
     seq: number,
@@ -25,6 +37,7 @@ export class StoredEvent implements Audienced {
     kingdomIds: readonly number[],
     fields: Record<string, unknown> | undefined,
     restrict: Restriction | null,
+    fogHides: ReadonlySet<string> | null = null,
   ) {
     this.seq = seq;
     this.kind = kind;
@@ -33,6 +46,43 @@ export class StoredEvent implements Audienced {
     this.kingdomIds = kingdomIds;
     this.#fields = fields;
     this.restrict = restrict;
+    this.#fogHides = fogHides;
+  }
+
+  /** The JSON `caller` gets: the event, or its fog form. */
+  jsonFor(caller: CallerContext): string {
+    const claim = fogClaim(caller, this);
+    return claim === null ? this.json : this.#fog(claim).json;
+  }
+
+  /** The SSE frame `caller` gets: the event's, or its fog form's. */
+  frameFor(caller: CallerContext): Uint8Array {
+    const claim = fogClaim(caller, this);
+    return claim === null ? this.frame : this.#fog(claim).frame;
+  }
+
+  /**
+   * The fog form for `claim`: the kingdom list names `claim` alone, the fields the game declared
+   * for this kind are cut, and `fogged` lists those cut (empty when only the list was narrowed).
+   */
+  #fog(claim: number): View {
+    this.#fogged ??= new Map();
+    let view = this.#fogged.get(claim);
+    if (view === undefined) {
+      const full = JSON.parse(this.json) as Record<string, unknown>;
+      const cut: string[] = [];
+      const out: Record<string, unknown> = { seq: this.seq, kind: this.kind, tick: this.tick, at_utc: this.atUtc, kingdom_ids: [claim] };
+      for (const key of Object.keys(full)) {
+        if (RESERVED.has(key)) continue;
+        if (this.#fogHides?.has(key)) cut.push(key);
+        else out[key] = full[key];
+      }
+      out.fogged = cut;
+      const json = JSON.stringify(out);
+      view = { json, frame: Buffer.from(`id: ${this.seq}\nevent: ${this.kind}\ndata: ${json}\n\n`) };
+      this.#fogged.set(claim, view);
+    }
+    return view;
   }
 
   /** The event as a plain object: the envelope first; a field may not override it. */

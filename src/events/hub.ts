@@ -1,6 +1,7 @@
 // The main-loop half of the event layer (decisions §7): one seq counter, the history ring, the
 // fan-out to event streams, and recv_events' answers and waits. Everything here runs on the main
 // loop, so a batch is numbered, kept and offered to every subscriber in one turn, in seq order.
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { nearest, type Failure, type Outcome } from '../errors/bridge-error.ts';
 import { LIMITS } from '../limits.ts';
@@ -58,6 +59,13 @@ const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 
 export class EventHub {
   readonly slots: StreamSlots;
+  /**
+   * This bridge run (GET /events X-Event-Run): seqs start again at 1 when the bridge restarts, so a
+   * client that sees another run knows its resume point belongs to the old one.
+   */
+  readonly run = randomBytes(8).toString('hex');
+  /** decisions §9 gcb_events_total{kind}: events published so far, by kind. */
+  readonly kindCounts = new Map<string, number>();
   readonly #ring: EventRing<StoredEvent>;
   readonly #log: Logger;
   readonly #tick: () => number;
@@ -67,6 +75,8 @@ export class EventHub {
   readonly #waiters = new Set<Waiter>();
   #kinds: ReadonlySet<string>;
   #kindList: string[];
+  /** The game's eventFog: per kind, the fields the fog form cuts. */
+  #fogHides = new Map<string, ReadonlySet<string>>();
   #seq = 0;
   #published = 0;
   #dropped = 0;
@@ -98,6 +108,16 @@ export class EventHub {
   setKinds(kinds: readonly string[]): void {
     this.#kindList = [...kinds];
     this.#kinds = new Set(kinds);
+  }
+
+  /** The last seq handed out. */
+  get seq(): number {
+    return this.#seq;
+  }
+
+  /** The game's eventFog, checked (kinds.ts checkEventFog). */
+  setFog(fog: ReadonlyMap<string, ReadonlySet<string>>): void {
+    this.#fogHides = new Map(fog);
   }
 
   get stats(): EventStats {
@@ -290,9 +310,11 @@ export class EventHub {
     fields: Record<string, unknown> | undefined,
     restrict: Restriction | null,
   ): StoredEvent {
-    const event = new StoredEvent(++this.#seq, kind, tick, atUtc, kingdomIds, fields, restrict);
+    const hides = kingdomIds.length > 1 ? (this.#fogHides.get(kind) ?? null) : null;
+    const event = new StoredEvent(++this.#seq, kind, tick, atUtc, kingdomIds, fields, restrict, hides);
     this.#ring.push(event);
     this.#published++;
+    this.kindCounts.set(kind, (this.kindCounts.get(kind) ?? 0) + 1);
     return event;
   }
 
@@ -330,7 +352,7 @@ export class EventHub {
     let full = false;
     this.#ring.forEachAfter(since, (event) => {
       if ((kinds === null || kinds.has(event.kind)) && canSee(caller, event)) {
-        items.push(event.json);
+        items.push(event.jsonFor(caller));
         if (items.length === args.max) {
           cursor = event.seq;
           full = true;

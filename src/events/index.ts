@@ -8,7 +8,7 @@ import type { Env } from '../http/context.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { sanitizeArgs, shownName } from './audit.ts';
-import { allKinds, checkDeclaredKinds } from './kinds.ts';
+import { allKinds, checkDeclaredKinds, checkEventFog } from './kinds.ts';
 import { EventHub, type RecvArgs } from './hub.ts';
 import { watchObjectives, type ObjectiveWatch } from './objectives.ts';
 import { eventsRoutes } from './routes.ts';
@@ -22,8 +22,11 @@ export interface EventLayer {
   readonly routes: Hono<Env>;
   /** POST /cmd middleware: a `command` audit event per answer. */
   readonly audit: MiddlewareHandler<Env>;
-  /** The game's declared kinds (its `eventKinds`): checked, warned about, added. Returns /capabilities event_kinds. */
-  setGameKinds(declared: unknown): string[];
+  /**
+   * The game's declared kinds (its `eventKinds`) and their fog (its `eventFog`): checked, warned
+   * about, added. Returns /capabilities event_kinds.
+   */
+  setGameKinds(declared: unknown, fog?: unknown): string[];
   /** Batches from the game thread. */
   publishBatch(batch: EventBatch): void;
   /** The pool's `events` calls: emit from a pool step, recv_events. */
@@ -77,9 +80,13 @@ export function createEvents(options: { history: number; maxStreams: number; mul
     hub,
     routes: eventsRoutes(hub),
     audit,
-    setGameKinds(declared) {
+    setGameKinds(declared, declaredFog) {
       const { kinds, ignored } = checkDeclaredKinds(declared);
       for (const { kind, reason } of ignored) log.warn({ kind: kind.slice(0, 64) }, `the game's eventKinds entry '${kind.slice(0, 64)}' is ignored: ${reason}`);
+      const fog = checkEventFog(declaredFog, kinds);
+      for (const { kind, reason } of fog.ignored)
+        log.warn({ kind: kind.slice(0, 64) }, `the game's eventFog entry '${kind.slice(0, 64)}' is ignored: ${reason}`);
+      hub.setFog(fog.fog);
       const all = allKinds(kinds);
       hub.setKinds(all);
       return all;

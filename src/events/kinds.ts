@@ -56,3 +56,27 @@ export function checkDeclaredKinds(declared: unknown): { kinds: string[]; ignore
 export function allKinds(gameKinds: readonly string[]): string[] {
   return [...new Set([...BRIDGE_KINDS, ...gameKinds])].sort();
 }
+
+/**
+ * The game's eventFog (docs/game-module.md#events): per declared kind, the fields its fog form cuts.
+ * What is not a list of field names of a declared kind is ignored, with a reason for one warning.
+ */
+export function checkEventFog(
+  declared: unknown,
+  kinds: readonly string[],
+): { fog: Map<string, ReadonlySet<string>>; ignored: Array<{ kind: string; reason: string }> } {
+  const fog = new Map<string, ReadonlySet<string>>();
+  const ignored: Array<{ kind: string; reason: string }> = [];
+  if (declared === undefined) return { fog, ignored };
+  if (typeof declared !== 'object' || declared === null || Array.isArray(declared)) {
+    return { fog, ignored: [{ kind: String(declared), reason: 'eventFog must be an object: { kind: [field, ...] }' }] };
+  }
+  const known = new Set(kinds);
+  for (const [kind, fields] of Object.entries(declared)) {
+    if (!known.has(kind)) ignored.push({ kind, reason: 'eventFog names a kind the game does not declare in eventKinds' });
+    else if (!Array.isArray(fields) || !fields.every((field) => typeof field === 'string')) {
+      ignored.push({ kind, reason: 'an eventFog entry must be a list of field names' });
+    } else fog.set(kind, new Set(fields as string[]));
+  }
+  return { fog, ignored };
+}

@@ -24,6 +24,10 @@ export function eventsRoutes(hub: EventHub): Hono<Env> {
     if (isFailure(lease)) return fail(c, lease, '', {});
     c.get('line').status = 200;
     c.header('x-request-id', c.get('rid'));
+    // The run and the newest seq now: the stream's backlog is what follows `since` up to this seq
+    // (a client skipping a backlog after a gap, or resuming with nothing received yet, needs it).
+    c.header('x-event-run', hub.run);
+    c.header('x-event-seq', String(hub.seq));
     return streamSSE(c, async (stream) => {
       const outgoing = c.env?.outgoing;
       const sink: StreamSink = {

@@ -76,7 +76,7 @@ export class Subscriber {
   /** A live event, already judged by wants(). */
   offer(event: StoredEvent): void {
     if (this.ended) return;
-    this.#push(event.frame);
+    this.#push(event.frameFor(this.caller));
   }
 
   /** Raw bytes (a keep-alive comment). */
@@ -165,7 +165,7 @@ export class Subscriber {
       this.#preamble = null;
     }
     while (this.#backlogPos < this.#backlog.length && bytes < this.#chunkBytes) {
-      const frame = this.#backlog[this.#backlogPos++]!.frame;
+      const frame = this.#backlog[this.#backlogPos++]!.frameFor(this.caller);
       parts.push(frame);
       bytes += frame.byteLength;
     }

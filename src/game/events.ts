@@ -23,6 +23,8 @@ import { cityOf, forDisc, type City, type Kingdom, type World } from './world.ts
 interface EventKindInfo {
   description: string;
   fields: Readonly<Record<string, string>>;
+  /** Fields a fogged player does not get when the event names other kingdoms beside its own (eventFog). */
+  fog?: readonly string[];
 }
 
 /** decisions §7: above this many actor events (actor_born + actor_died) in one frame, the rest become population_changed. */
@@ -74,6 +76,8 @@ export const SANDBOX_EVENTS = {
       failed: 'how many found no tile they could live on',
       names: 'the names of the spawned creatures',
     },
+    // Some of them may have joined another kingdom, or stand on its land: their names are its own.
+    fog: ['names'],
   },
   city_founded: {
     description: "A city was founded (a new kingdom's capital, a colony, or a homeless people's new home).",
@@ -159,6 +163,11 @@ export type SandboxEventKind = keyof typeof SANDBOX_EVENTS;
 export type SandboxEventFields<K extends SandboxEventKind> = { [F in keyof (typeof SANDBOX_EVENTS)[K]['fields']]: unknown };
 
 export const SANDBOX_EVENT_KINDS = Object.freeze(Object.keys(SANDBOX_EVENTS) as SandboxEventKind[]);
+
+/** The sandbox's eventFog: per kind, the fields its fog form cuts (docs/events.md, "The fog form"). */
+export const SANDBOX_EVENT_FOG: Readonly<Record<string, readonly string[]>> = Object.freeze(
+  Object.fromEntries(Object.entries(SANDBOX_EVENTS as Record<string, EventKindInfo>).flatMap(([kind, info]) => (info.fog ? [[kind, info.fog] as const] : []))),
+);
 
 /** The kingdom list of a civilised nomad's events: no kingdom is 0, so no claim sees it under fog. */
 export const NO_KINGDOM = 0;

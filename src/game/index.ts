@@ -21,7 +21,7 @@ import type {
   WorldState,
 } from '../shared/game-module.ts';
 import { ACTOR_IDS, ACTOR_INDEX, ACTORS, POWER_IDS, POWERS, SPEED_IDS, SPEEDS, TILE_IDS, TILE_INDEX, TILES, TOP_IDS, TOP_INDEX, TOPS } from './assets.ts';
-import { SANDBOX_EVENT_KINDS, WorldEvents } from './events.ts';
+import { SANDBOX_EVENT_FOG, SANDBOX_EVENT_KINDS, WorldEvents } from './events.ts';
 import { buildWorld, checkParams, GenerateError, generateSnapshot } from './generate.ts';
 import { paint } from './paint.ts';
 import { applyPower, effectiveRadius, powerAsset } from './powers.ts';
@@ -38,6 +38,8 @@ export const version = 'sandbox-1.0.0';
 
 /** decisions §7: the kinds the sandbox emits through its host (docs/sandbox-events.md). */
 export const eventKinds: readonly string[] = SANDBOX_EVENT_KINDS;
+/** decisions §7: what a fogged player does not get of an event naming other kingdoms too. */
+export const eventFog: Readonly<Record<string, readonly string[]>> = SANDBOX_EVENT_FOG;
 
 interface Live {
   world: World;
@@ -349,6 +351,7 @@ export { ACTOR_IDS, POWER_IDS, SPEED_IDS, TILE_IDS, TOP_IDS } from './assets.ts'
 const sandbox = {
   version,
   eventKinds,
+  eventFog,
   init,
   update,
   currentTick,

@@ -7,6 +7,7 @@ import { capabilitiesRoutes } from './routes/capabilities.ts';
 import { cmdRoutes, type CmdDeps } from './routes/cmd.ts';
 import { healthRoutes, type HealthDeps } from './routes/health.ts';
 import type { EventLayer } from '../events/index.ts';
+import type { MetricsLayer } from '../metrics/index.ts';
 
 export type { Env } from './context.ts';
 
@@ -16,6 +17,10 @@ export interface AppDeps extends AuthenticateDeps, CmdDeps, HealthDeps {
   capabilities: string;
   /** decisions §7: GET /events and the audit of POST /cmd. */
   events?: Pick<EventLayer, 'routes' | 'audit'>;
+  /** decisions §9: GET /metrics and the request series (absent when metrics are off). */
+  metrics?: Pick<MetricsLayer, 'routes' | 'observe'>;
+  /** decisions §9: GET / and /view/*, served before authentication: the page holds no data. */
+  view?: Hono<Env>;
 }
 
 /**
@@ -27,10 +32,14 @@ export interface AppDeps extends AuthenticateDeps, CmdDeps, HealthDeps {
 export function createApp(deps: AppDeps): Hono<Env> {
   const app = new Hono<Env>();
   const onError = (err: Error, c: AppContext) => fail(c, toFailure(err), c.get('line')?.command ?? '', {});
-  const guard = authenticate(deps, onError);
+  // decisions §9: the request series are counted where the log line is written, so a 401 and an
+  // unknown path count too, with no middleware in front of every route.
+  const guard = authenticate(deps.metrics ? { ...deps, onAnswered: deps.metrics.observe } : deps, onError);
+  if (deps.view) app.route('/', deps.view);
   mount(app, guard, capabilitiesRoutes(deps.capabilities));
   mount(app, guard, healthRoutes(deps));
   if (deps.events) mount(app, guard, deps.events.routes);
+  if (deps.metrics) mount(app, guard, deps.metrics.routes);
   mount(app, guard, cmdRoutes(deps), deps.events?.audit);
 
   // decisions §5: any other path or method, after authentication.

@@ -13,6 +13,8 @@ export interface AuthenticateDeps {
   /** Last-seen bookkeeping of the session. */
   session: Pick<Session, 'touch'>;
   log: Logger;
+  /** Told of every answer once its log line is complete (decisions §9 metrics); `seconds` unrounded. */
+  onAnswered?: (line: RequestLog, path: string, seconds: number) => void;
 }
 
 /** Wraps one route's handler (the first of its chain) in the credential check and the log line. */
@@ -35,9 +37,12 @@ const OTHER_PATH = '(other)';
  */
 export function authenticate(deps: AuthenticateDeps, onError: (err: Error, c: AppContext) => Response): Guard {
   const hostAllowed = createHostCheck(deps.port);
-  const finish = (line: RequestLog, t0: number) => {
-    line.ms = round(performance.now() - t0);
+  const onAnswered = deps.onAnswered;
+  const finish = (line: RequestLog, t0: number, c: AppContext) => {
+    const ms = performance.now() - t0;
+    line.ms = round(ms);
     deps.log.info(line, 'request');
+    if (onAnswered) onAnswered(line, c.req.path, ms / 1000);
   };
   return (handler) =>
     function authenticated(c, next) {
@@ -73,7 +78,7 @@ export function authenticate(deps: AuthenticateDeps, onError: (err: Error, c: Ap
           '',
           {},
         );
-        finish(line, t0);
+        finish(line, t0, c);
         return refused;
       }
       line.agent = caller.agentId;
@@ -86,17 +91,17 @@ export function authenticate(deps: AuthenticateDeps, onError: (err: Error, c: Ap
         answer = onError(err as Error, c);
       }
       if (!(answer instanceof Promise)) {
-        finish(line, t0);
+        finish(line, t0, c);
         return answer;
       }
       return answer.then(
         (response) => {
-          finish(line, t0);
+          finish(line, t0, c);
           return response;
         },
         (err: unknown) => {
           const response = onError(err as Error, c);
-          finish(line, t0);
+          finish(line, t0, c);
           return response;
         },
       );

@@ -26,7 +26,10 @@ export interface McpHttpOptions {
   prefix?: string;
   /** Session-level log lines (never a token). Default: stderr. */
   log?: (line: string) => void;
-  /** Open sessions allowed at once; more initialize requests get 503. Default 64. */
+  /**
+   * Open sessions allowed at once; more initialize requests get 503. Default 64. decisions §10:
+   * against a multi-agent bridge one credential holds at most half of them (rounded up).
+   */
   maxSessions?: number;
   /** A session with no request for this long is closed. Default 1 hour. */
   idleTimeoutMs?: number;
@@ -57,6 +60,11 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   const idleTimeoutMs = options.idleTimeoutMs ?? 3_600_000;
   const maxInitBytes = options.maxInitBytes ?? 1024 * 1024;
   const sessions = new Map<string, Session>();
+  // Sessions counted the moment their check passes (opening or open), in all and per credential,
+  // so parallel initialize requests cannot all pass a check made before an await.
+  let counted = 0;
+  const perCredential = new Map<string, number>();
+  const perCredentialCap = Math.ceil(maxSessions / 2);
   let port = options.port ?? DEFAULT_MCP_PORT;
   const hostAllowed = createHostCheck(() => port);
 
@@ -86,22 +94,50 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     const body = await readJson(req, maxInitBytes);
     if (body instanceof Error) return reject(res, body.message.startsWith('body over') ? 413 : 400, body.message, undefined, -32700);
     if (!isInitializeRequest(body)) return reject(res, 400, 'Bad Request: no valid session ID provided (start with initialize)');
-    if (sessions.size >= maxSessions) return reject(res, 503, `too many open sessions (${maxSessions}); close one (DELETE ${MCP_PATH})`);
+    const full = () => reject(res, 503, `too many open sessions (${maxSessions}); close one (DELETE ${MCP_PATH})`, { 'retry-after': '1' });
+    if (counted >= maxSessions) return full();
 
     // The session's own token reads /capabilities: it proves the token before the session exists,
-    // and the tool list is the one this bridge serves now.
+    // and the tool list is the one this bridge serves now. /health says whether the bridge is in
+    // multi-agent mode, where one credential gets at most half of the sessions.
     const client = new BridgeClient({ ...options.clientOptions, url: options.bridgeUrl, token });
     let capabilities: Awaited<ReturnType<BridgeClient['capabilities']>>;
+    let multiAgent: boolean;
     try {
       capabilities = await client.capabilities();
+      multiAgent = (await client.health()).multi_agent;
     } catch (err) {
       if (err instanceof BridgeCallError && err.code === 'UNAUTHORIZED')
         return reject(res, 401, 'the bridge refused this token', { 'www-authenticate': 'Bearer' });
       if (err instanceof BridgeCallError || err instanceof BridgeConnectionError) return reject(res, 502, err.message);
       throw err;
     }
-    const server = createMcpServer({ client, capabilities, prefix });
     const digest = sha256(token);
+    const key = digest.toString('hex');
+    // No await from these checks to the count below (decisions §10).
+    if (counted >= maxSessions) return full();
+    const held = perCredential.get(key) ?? 0;
+    if (multiAgent && held >= perCredentialCap) {
+      return reject(
+        res,
+        503,
+        `this credential already holds ${held} MCP sessions, its share (half of ${maxSessions}); close one (DELETE ${MCP_PATH}) or retry later`,
+        { 'retry-after': '1' },
+      );
+    }
+    counted++;
+    perCredential.set(key, held + 1);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      counted--;
+      const left = (perCredential.get(key) ?? 1) - 1;
+      if (left === 0) perCredential.delete(key);
+      else perCredential.set(key, left);
+    };
+
+    const server = createMcpServer({ client, capabilities, prefix });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
@@ -110,11 +146,17 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
       },
     });
     transport.onclose = () => {
+      release();
       const id = transport.sessionId;
       if (id !== undefined && sessions.delete(id)) log(`session ${id.slice(0, 8)} closed (${sessions.size} open)`);
     };
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      // An initialize that never became a session gives its count back.
+      if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) release();
+    }
   };
 
   const http: HttpServer = createServer((req, res) => {

@@ -20,11 +20,7 @@ export function createMcpServer({ client, capabilities, prefix }: McpServerOptio
     { name: 'game-control-bridge', title: 'Game Control Bridge', version: MOD_VERSION },
     {
       capabilities: { tools: {} },
-      instructions:
-        `Each ${prefix}<command> tool runs one command of the Game Control Bridge in a running simulation game; ` +
-        `${prefix}${CAPABILITIES_TOOL} lists them with their argument schemas. Asset ids (tile_id, entity_id, power_id, speed_id) ` +
-        `come from the list_* tools. A failed call returns an error result with the bridge's code, message and, for an unknown id, ` +
-        `did_you_mean: correct the call and try again. BUSY is already retried for you.`,
+      instructions: instructionsFor(capabilities, prefix),
     },
   );
   const tools = toolsFor(capabilities, prefix);
@@ -58,4 +54,27 @@ export function createMcpServer({ client, capabilities, prefix }: McpServerOptio
   });
 
   return server;
+}
+
+/**
+ * What a model reads once per session. decisions §7: with recv_events there, a model should follow
+ * the world through it rather than list the world again every turn.
+ */
+export function instructionsFor(capabilities: Capabilities, prefix: string): string {
+  let text =
+    `Each ${prefix}<command> tool runs one command of the Game Control Bridge in a running simulation game; ` +
+    `${prefix}${CAPABILITIES_TOOL} lists them with their argument schemas. Asset ids (tile_id, entity_id, power_id, speed_id) ` +
+    `come from the list_* tools. A failed call returns an error result with the bridge's code, message and, for an unknown id, ` +
+    `did_you_mean: correct the call and try again. BUSY is already retried for you.`;
+  if (capabilities.commands.some((command) => command.name === 'batch'))
+    text += ` With several reads or actions ready at once, ${prefix}batch runs up to 32 of them in one frame for one call.`;
+  if (capabilities.commands.some((command) => command.name === 'recv_events')) {
+    text +=
+      ` To learn what changed (births, deaths, cities, wars, powers, messages, other agents' commands), call ` +
+      `${prefix}recv_events instead of listing the world again (list_kingdoms, list_cities, query_actors): read the world ` +
+      `once, then pass since_seq = the next_cursor of your previous recv_events call, with wait_ms (up to 25000) to wait ` +
+      `for the next event, and kinds to keep only those you care about. It returns only the events you may see. ` +
+      `When its result has gap, events were missed: read the world once more, then go on from next_cursor.`;
+  }
+  return text;
 }

@@ -23,6 +23,16 @@ export class MessageBus {
     for (const id of agentIds) this.#inboxes.set(id, []);
   }
 
+  /**
+   * decisions §10: the agents after an agents.json reload. Inboxes of staying agents are kept, new
+   * agents start empty, removed agents' inboxes go; the seq counter goes on.
+   */
+  setAgents(agentIds: readonly string[]): void {
+    const keep = new Set(agentIds);
+    for (const id of this.#inboxes.keys()) if (!keep.has(id)) this.#inboxes.delete(id);
+    for (const id of agentIds) if (!this.#inboxes.has(id)) this.#inboxes.set(id, []);
+  }
+
   get knownIds(): string[] {
     return [...this.#inboxes.keys()];
   }

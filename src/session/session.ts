@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { sha256, type Credential } from '../auth/credentials.ts';
 import { ALL_PERMISSIONS, PERMISSIONS, ROLE_MASKS, type RoleName } from '../auth/permissions.ts';
 import type { CommandDef } from '../commands/define.ts';
-import type { AgentEntry, AgentsConfig } from '../config/agents.ts';
+import { agentTokens, type AgentEntry, type AgentsConfig } from '../config/agents.ts';
 import { BridgeError, toFailure, type Outcome } from '../errors/bridge-error.ts';
 import { LIMITS } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
@@ -23,23 +23,37 @@ interface Agent {
   lastSeen: number | null;
 }
 
+/** What an agents.json reload changed (decisions §10: the agents_reloaded event). */
+export interface ReloadSummary {
+  added: string[];
+  removed: string[];
+  changed: string[];
+}
+
 /**
  * The session state: agents, claims, the turn and the bus. The main loop owns it; pool threads
  * reach it through `call` (decisions §4), and the turn holder is mirrored in shared memory so the
- * game thread can stop a pulsed run when its caller's turn ends.
+ * game thread can stop a pulsed run when its caller's turn ends. decisions §10: `reload` applies a
+ * new agents.json; callers are rebuilt (requests in flight keep the context they started with),
+ * while inboxes, the bus seq and the turn of the agents that stay are kept.
  */
 export class Session {
   readonly multiAgent: boolean;
-  readonly scenario: string;
-  readonly partialIntel: boolean;
-  readonly turnBased: boolean;
-  readonly #agents: Agent[];
-  readonly #byId = new Map<string, Agent>();
+  #scenario: string;
+  #partialIntel: boolean;
+  #turnBased: boolean;
+  #agents: Agent[] = [];
+  #byId = new Map<string, Agent>();
+  /** Agents by their stable index (CallerContext.agentIndex, the kTurnHolder mirror). */
+  #byIndex = new Map<number, Agent>();
+  #nextIndex = 0;
   readonly #bus: MessageBus;
-  readonly #turnOrder: number[];
-  readonly #turnTimeoutMs: number | null;
+  #turnOrder: string[] = [];
+  #turnTimeoutMs: number | null;
   readonly #control: Int32Array;
   readonly #log: Logger;
+  readonly #legacyToken: string | null;
+  #credentials: Credential[] = [];
   #turn = 0;
   #turnTimer: NodeJS.Timeout | null = null;
   #kingdomOrder: number[] = [];
@@ -56,48 +70,32 @@ export class Session {
 
   private constructor(config: AgentsConfig | null, legacyToken: string | null, control: Int32Array, log: Logger) {
     this.multiAgent = config !== null;
-    this.scenario = config?.scenario ?? 'sandbox';
-    this.partialIntel = config?.partialIntel ?? false;
-    this.turnBased = config?.turnBased ?? false;
+    this.#scenario = config?.scenario ?? 'sandbox';
+    this.#partialIntel = config?.partialIntel ?? false;
+    this.#turnBased = config?.turnBased ?? false;
     this.#turnTimeoutMs = config?.turnTimeoutMs ?? null;
     this.#control = control;
     this.#log = log;
-    const entries: Array<AgentEntry | null> = config ? config.agents : [null];
-    this.#agents = entries.map((entry, agentIndex) => {
-      const role = (entry?.role ?? 'god') as RoleName;
-      const permissions = entry?.permissions
-        ? entry.permissions.reduce((mask, name) => mask | PERMISSIONS[name], 0)
-        : entry
-          ? ROLE_MASKS[role]
-          : ALL_PERMISSIONS;
-      const caller: CallerContext = {
-        agentId: entry?.id ?? 'legacy',
-        agentIndex,
-        role,
-        permissions,
-        claimedKingdomId: null,
-        scenario: this.scenario,
-        partialIntel: this.partialIntel,
-        turnBased: this.turnBased,
-        legacyMode: !this.multiAgent,
-      };
-      return { entry, caller, lastSeen: null };
-    });
-    for (const agent of this.#agents) this.#byId.set(agent.caller.agentId, agent);
+    this.#legacyToken = legacyToken;
+    this.#setAgents(config ? config.agents : [null]);
     this.#bus = new MessageBus(this.#agents.map((a) => a.caller.agentId));
-    this.#turnOrder = (config?.turnOrder ?? []).map((id) => this.#byId.get(id)!.caller.agentIndex);
-    this.#credentials = this.#agents.map((agent) => {
-      const token = agent.entry ? agent.entry.token : legacyToken!;
-      return token === undefined
-        ? { digest: Buffer.from(agent.entry!.token_sha256!, 'hex'), caller: agent.caller }
-        : { digest: sha256(token), raw: Buffer.from(token), caller: agent.caller };
-    });
+    this.#turnOrder = config?.turnOrder ?? [];
     this.#publishTurn();
   }
 
-  readonly #credentials: Credential[];
+  get scenario(): string {
+    return this.#scenario;
+  }
 
-  /** One credential per agent; in multi-agent mode the legacy token is not among them. */
+  get partialIntel(): boolean {
+    return this.#partialIntel;
+  }
+
+  get turnBased(): boolean {
+    return this.#turnBased;
+  }
+
+  /** The credentials of every agent (one per token); in multi-agent mode the legacy token is not among them. */
   get credentials(): readonly Credential[] {
     return this.#credentials;
   }
@@ -106,15 +104,125 @@ export class Session {
     return this.#agents.length;
   }
 
+  /** decisions §10: per-agent max_slots, for the admission semaphore. */
+  get maxSlots(): ReadonlyMap<string, number> {
+    const caps = new Map<string, number>();
+    for (const agent of this.#agents) if (agent.entry?.max_slots !== undefined) caps.set(agent.caller.agentId, agent.entry.max_slots);
+    return caps;
+  }
+
+  /** The current context of an agent, or null once it is gone (event subscribers follow it). */
+  callerOf(agentId: string): CallerContext | null {
+    return this.#byId.get(agentId)?.caller ?? null;
+  }
+
   /** The agent holding the turn, or null when the session is not turn-based. */
   get turnHolder(): string | null {
-    if (!this.turnBased || this.#turnOrder.length === 0) return null;
-    return this.#agents[this.#turnOrder[this.#turn]!]!.caller.agentId;
+    if (!this.#turnBased || this.#turnOrder.length === 0) return null;
+    return this.#turnOrder[this.#turn]!;
+  }
+
+  /**
+   * decisions §10: a new valid agents.json. Applies to every request that starts after it; the
+   * inboxes, bus seq and turn of staying agents are kept; a removed turn holder passes the turn to
+   * the next agent of the new order, as turn_advance would.
+   */
+  reload(config: AgentsConfig): ReloadSummary {
+    if (!this.multiAgent) throw new Error('a legacy-mode session has no agents.json to reload');
+    const before = new Map(this.#agents.map((agent) => [agent.caller.agentId, agent]));
+    const flagsChanged = config.scenario !== this.#scenario || config.partialIntel !== this.#partialIntel || config.turnBased !== this.#turnBased;
+    const oldHolder = this.turnHolder;
+    const oldOrder = this.#turnOrder;
+    const oldTimeout = this.#turnTimeoutMs;
+    this.#scenario = config.scenario;
+    this.#partialIntel = config.partialIntel;
+    this.#turnBased = config.turnBased;
+    this.#turnTimeoutMs = config.turnTimeoutMs;
+    this.#setAgents(config.agents);
+    this.#bus.setAgents(this.#agents.map((a) => a.caller.agentId));
+    this.#turnOrder = config.turnOrder;
+
+    const summary: ReloadSummary = { added: [], removed: [], changed: [] };
+    for (const agent of this.#agents) {
+      const old = before.get(agent.caller.agentId);
+      if (!old) summary.added.push(agent.caller.agentId);
+      else if (flagsChanged || JSON.stringify(old.entry) !== JSON.stringify(agent.entry)) summary.changed.push(agent.caller.agentId);
+    }
+    for (const id of before.keys()) if (!this.#byId.has(id)) summary.removed.push(id);
+
+    // The turn: kept by a holder still in the rotation; otherwise the next of the old rotation
+    // that is in the new one takes it (or the first, when none is).
+    let next: string | null = null;
+    if (this.#turnBased && this.#turnOrder.length > 0) {
+      next = this.#turnOrder[0]!;
+      if (oldHolder !== null && this.#turnOrder.includes(oldHolder)) next = oldHolder;
+      else if (oldHolder !== null) {
+        const from = oldOrder.indexOf(oldHolder);
+        for (let step = 1; step <= oldOrder.length; step++) {
+          const candidate = oldOrder[(from + step) % oldOrder.length]!;
+          if (this.#turnOrder.includes(candidate)) {
+            next = candidate;
+            break;
+          }
+        }
+      }
+    }
+    this.#turn = next === null ? 0 : this.#turnOrder.indexOf(next);
+    this.#publishTurn();
+    const holder = this.turnHolder;
+    if (holder === null || this.#turnTimeoutMs === null) this.stop();
+    else if (holder !== oldHolder || this.#turnTimeoutMs !== oldTimeout || !this.#turnTimer) this.#armTurnTimer();
+    if (holder !== oldHolder) {
+      this.#log.info({ previous: oldHolder, next: holder }, 'turn passed: agents.json changed the rotation');
+      this.#emit('turn_changed', { previous: oldHolder, next: holder, forced_by_god: false });
+    }
+    return summary;
+  }
+
+  /** Builds agents and credentials from entries; an agent that stays keeps its index and last-seen. */
+  #setAgents(entries: ReadonlyArray<AgentEntry | null>): void {
+    const previous = this.#byId;
+    this.#agents = entries.map((entry) => {
+      const agentId = entry?.id ?? 'legacy';
+      const kept = previous.get(agentId);
+      const role = (entry?.role ?? 'god') as RoleName;
+      const permissions = entry?.permissions
+        ? entry.permissions.reduce((mask, name) => mask | PERMISSIONS[name], 0)
+        : entry
+          ? ROLE_MASKS[role]
+          : ALL_PERMISSIONS;
+      // A fresh object: a request in flight keeps the context it started with.
+      const caller: CallerContext = {
+        agentId,
+        agentIndex: kept?.caller.agentIndex ?? this.#nextIndex++,
+        role,
+        permissions,
+        claimedKingdomId: this.#resolveClaim(entry?.kingdom_claim),
+        scenario: this.#scenario,
+        partialIntel: this.#partialIntel,
+        turnBased: this.#turnBased,
+        legacyMode: !this.multiAgent,
+      };
+      return { entry, caller, lastSeen: kept?.lastSeen ?? null };
+    });
+    this.#byId = new Map(this.#agents.map((agent) => [agent.caller.agentId, agent]));
+    this.#byIndex = new Map(this.#agents.map((agent) => [agent.caller.agentIndex, agent]));
+    this.#credentials = [];
+    for (const agent of this.#agents) {
+      if (!agent.entry) {
+        const token = this.#legacyToken!;
+        this.#credentials.push({ digest: sha256(token), raw: Buffer.from(token), caller: agent.caller });
+        continue;
+      }
+      const { tokens, digests } = agentTokens(agent.entry);
+      for (const token of tokens) this.#credentials.push({ digest: sha256(token), raw: Buffer.from(token), caller: agent.caller });
+      for (const digest of digests) this.#credentials.push({ digest: Buffer.from(digest, 'hex'), caller: agent.caller });
+    }
   }
 
   /** spec step 4, after the permission check. decisions §4: god bypasses; only gated categories wait. */
   checkTurn(def: CommandDef, caller: CallerContext): BridgeError | null {
-    if (!this.turnBased || !def.turnGated || caller.role === 'god') return null;
+    if (!this.#turnBased || !def.turnGated || caller.role === 'god') return null;
     const holder = this.turnHolder;
     if (holder === null || holder === caller.agentId) return null;
     return new BridgeError('TURN_NOT_YOURS', `it is ${holder}'s turn; '${def.name}' waits for your turn (turn_order: ${this.#turnOrderIds().join(' → ')})`);
@@ -122,10 +230,10 @@ export class Session {
 
   /** Notes that an agent was seen; a holder who speaks keeps the turn timeout at bay. */
   touch(caller: CallerContext): void {
-    const agent = this.#agents[caller.agentIndex];
+    const agent = this.#byIndex.get(caller.agentIndex);
     if (!agent) return;
     agent.lastSeen = Date.now();
-    if (this.turnBased && this.#turnTimeoutMs !== null && this.turnHolder === caller.agentId) this.#armTurnTimer();
+    if (this.#turnBased && this.#turnTimeoutMs !== null && this.turnHolder === caller.agentId) this.#armTurnTimer();
   }
 
   /** Re-resolves `auto:N` claims against the current world (decisions §4: on every generate or load). */
@@ -149,7 +257,7 @@ export class Session {
   }
 
   start(): void {
-    if (this.turnBased && this.#turnTimeoutMs !== null) this.#armTurnTimer();
+    if (this.#turnBased && this.#turnTimeoutMs !== null) this.#armTurnTimer();
   }
 
   stop(): void {
@@ -176,9 +284,9 @@ export class Session {
 
   #info() {
     return {
-      scenario: this.scenario,
-      partial_intel: this.partialIntel,
-      turn_based: this.turnBased,
+      scenario: this.#scenario,
+      partial_intel: this.#partialIntel,
+      turn_based: this.#turnBased,
       legacy_mode: !this.multiAgent,
       agent_count: this.#agents.length,
       agents: this.#agents.map((agent) => ({
@@ -187,13 +295,13 @@ export class Session {
         claimed_kingdom_id: agent.caller.claimedKingdomId,
         last_seen_utc: agent.lastSeen === null ? null : new Date(agent.lastSeen).toISOString(),
       })),
-      turn_order: this.turnBased ? this.#turnOrderIds() : [],
+      turn_order: this.#turnBased ? this.#turnOrderIds() : [],
       current_turn: this.turnHolder,
     };
   }
 
   #advanceBy(caller: CallerContext) {
-    if (!this.turnBased) throw new BridgeError('BAD_ARGS', 'turn_advance: this session is not turn-based (set "turn_based": true in agents.json)');
+    if (!this.#turnBased) throw new BridgeError('BAD_ARGS', 'turn_advance: this session is not turn-based (set "turn_based": true in agents.json)');
     const holder = this.turnHolder;
     if (holder === caller.agentId) return this.#advance(false);
     if (caller.role === 'god') return this.#advance(true);
@@ -248,7 +356,7 @@ export class Session {
 
   #objectives(kingdoms: KingdomInfo[]) {
     return {
-      scenario: this.scenario,
+      scenario: this.#scenario,
       agents: this.#agents.map((agent) => ({
         agent_id: agent.caller.agentId,
         role: agent.caller.role,
@@ -267,11 +375,12 @@ export class Session {
   }
 
   #turnOrderIds(): string[] {
-    return this.#turnOrder.map((index) => this.#agents[index]!.caller.agentId);
+    return this.#turnOrder;
   }
 
   #publishTurn(): void {
-    const holderIndex = this.turnBased && this.#turnOrder.length > 0 ? this.#turnOrder[this.#turn]! + 1 : 0;
+    const holder = this.turnHolder;
+    const holderIndex = holder === null ? 0 : this.#byId.get(holder)!.caller.agentIndex + 1;
     Atomics.store(this.#control, kTurnHolder, holderIndex);
   }
 

@@ -175,6 +175,14 @@ export interface GameModule {
    */
   readonly eventKinds?: readonly string[];
 
+  /**
+   * Fog (decisions §7): per declared kind, the fields a faction player under partial_intel does not
+   * get when the event names other kingdoms beside its own (names or positions of the others' people,
+   * say). Such a player gets the event with its own kingdom alone in `kingdom_ids`, without these
+   * fields, and `fogged` listing them (docs/events.md, "The fog form").
+   */
+  readonly eventFog?: Readonly<Record<string, readonly string[]>>;
+
   /** Game thread, once, before the first frame. May be async. `host.emit` may be kept and called from then on. */
   init(options: GameInitOptions, host: GameHost): void | Promise<void>;
   /** Game thread: advance the simulation by one frame of `dtMs` (a paused world does not tick). */

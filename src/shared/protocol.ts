@@ -20,6 +20,8 @@ export interface ActionMessage {
   caller: CallerContext;
   /** sharedNow() when queued: the 30 s deadline counts from here. */
   enqueuedAt: number;
+  /** decisions §8: items it counts against the frame's 256 (a batch's items); absent means 1. */
+  items?: number;
 }
 
 /** Game thread → main loop, on the dispatcher port. */
@@ -60,7 +62,7 @@ export interface GameThreadData {
 
 /** Game thread → main loop, on the worker's own channel. */
 export type GameThreadEvent =
-  | { type: 'ready'; functions: string[]; version: string; selfDriven: boolean; eventKinds: unknown }
+  | { type: 'ready'; functions: string[]; version: string; selfDriven: boolean; eventKinds: unknown; eventFog: unknown }
   /** decisions §7: one batch a frame, only when the frame emitted something. */
   | EventBatch
   | { type: 'log'; level: 'warn' | 'error' | 'info'; msg: string; detail?: unknown }

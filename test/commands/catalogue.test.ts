@@ -36,11 +36,13 @@ const CATALOGUE: Array<[name: string, category: string, mainThread: boolean, per
   ['load_world', 'control', false, { all: ['control_world'] }],
   // decisions §7 (v0.4): visibility decides what each caller gets, so no permission is needed.
   ['recv_events', 'read', false, {}],
+  // decisions §8 (v0.4): each item is checked for its own permission and turn; the dispatcher runs the items.
+  ['batch', 'action', true, {}],
 ];
 
-t.test('all 29 commands in catalogue order (28 of v0.3, recv_events of v0.4), with category, thread and permission', async (t) => {
+t.test('all 30 commands in catalogue order (28 of v0.3, recv_events and batch of v0.4), with category, thread and permission', async (t) => {
   const names = COMMANDS.map((c) => c.name);
-  t.equal(names.length, 29);
+  t.equal(names.length, 30);
   t.same(
     names,
     CATALOGUE.map(([name]) => name),
@@ -53,9 +55,12 @@ t.test('all 29 commands in catalogue order (28 of v0.3, recv_events of v0.4), wi
     t.equal(def.category, category, `${name} category`);
     t.equal(def.requiresMainThread, mainThread, `${name} requires_main_thread`);
     t.same(def.permission, permission, `${name} permission`);
-    t.equal(def.turnGated, category === 'action' || (category === 'control' && name !== 'dismiss_window'), `${name} turn gate`);
+    // A batch is gated item by item (decisions §8), not as a whole.
+    const gated = (category === 'action' && name !== 'batch') || (category === 'control' && name !== 'dismiss_window');
+    t.equal(def.turnGated, gated, `${name} turn gate`);
     if (category === 'meta' || category === 'bus') t.equal(def.turnGated, false, `${name} is never gated`);
-    if (mainThread) t.type(def.frame, 'function', `${name} has a frame step`);
+    if (name === 'batch') t.type(def.frameItems, 'function', 'batch counts its items against the frame budget');
+    else if (mainThread) t.type(def.frame, 'function', `${name} has a frame step`);
     else t.type(def.pool, 'function', `${name} runs on a pool thread`);
   }
 });

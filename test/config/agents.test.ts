@@ -1,11 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { loadAgents, parseAgents } from '../../src/config/agents.ts';
+import { agentTokens, loadAgents, parseAgents } from '../../src/config/agents.ts';
 import { ConfigError } from '../../src/config/load.ts';
+import { sha256 } from '../../src/auth/credentials.ts';
 import { tempDir } from '../helpers/bridge.ts';
 
-const TOK = (n: number) => `token-${String(n).padStart(12, '0')}`;
+const TOK = (n: number) => `token-${String(n).padStart(12, '0')}-ABCDEFGHJKLMNPQR`;
 const agent = (id: string, extra: Record<string, unknown> = {}) => ({ id, token: TOK(id.length * 7 + id.charCodeAt(0)), role: 'faction_player', ...extra });
 
 t.test('absent agents.json is legacy mode', async (t) => {
@@ -54,9 +55,43 @@ const invalid: Array<[string, string, RegExp]> = [
   ['no agents', '{"agents":[]}', /agents must list at least one agent/],
   ['agents wrong type', '{"agents":{}}', /agents must be array/],
   ['missing id', JSON.stringify({ agents: [{ token: TOK(1), role: 'god' }] }), /agents\.0 is missing "id"/],
-  ['missing token', JSON.stringify({ agents: [{ id: 'a', role: 'god' }] }), /needs exactly one of "token" or "token_sha256"/],
-  ['both token kinds', JSON.stringify({ agents: [{ id: 'a', role: 'god', token: TOK(1), token_sha256: 'b'.repeat(64) }] }), /exactly one of/],
+  ['missing token', JSON.stringify({ agents: [{ id: 'a', role: 'god' }] }), /agents\.0 \("a"\) needs "token" or "token_sha256"/],
+  ['five tokens', JSON.stringify({ agents: [{ id: 'a', role: 'god', token: [1, 2, 3, 4, 5].map(TOK) }] }), /agents\.0\.token must NOT have more than 4 items/],
+  ['empty token list', JSON.stringify({ agents: [{ id: 'a', role: 'god', token: [] }] }), /agents\.0\.token must NOT have fewer than 1 items/],
+  ['short token in a list', JSON.stringify({ agents: [{ id: 'a', role: 'god', token: [TOK(1), 'abc'] }] }), /agents\.0\.token\.1 must NOT have fewer than 16/],
+  [
+    'bad digest in a list',
+    JSON.stringify({ agents: [{ id: 'a', role: 'god', token_sha256: ['a'.repeat(64), 'xyz'] }] }),
+    /agents\.0\.token_sha256\.1 must match/,
+  ],
+  [
+    'a token shared through its digest',
+    JSON.stringify({ agents: [agent('a'), { id: 'b', role: 'god', token_sha256: sha256(agent('a').token).toString('hex') }] }),
+    /agents\.1 \("b"\) reuses another agent's token/,
+  ],
+  ['max_slots 0', JSON.stringify({ agents: [agent('a', { max_slots: 0 })] }), /agents\.0\.max_slots is not allowed; allowed: an integer from 1 to 8/],
+  [
+    'max_slots above the limit',
+    JSON.stringify({ agents: [agent('a', { max_slots: 9 })] }),
+    /agents\.0\.max_slots = 9 is not allowed; allowed: an integer from 1 to 8/,
+  ],
+  ['max_slots not an integer', JSON.stringify({ agents: [agent('a', { max_slots: 1.5 })] }), /agents\.0\.max_slots is not allowed/],
   ['short token', JSON.stringify({ agents: [{ id: 'a', role: 'god', token: 'abc' }] }), /agents\.0\.token must NOT have fewer than 16 characters/],
+  [
+    'weak token: short',
+    JSON.stringify({ agents: [{ id: 'a', role: 'god', token: 'abcdefghijklmnopqrstu' }] }),
+    /agents\.0 \("a"\) token is shorter than 32 characters;.*`gcb token --new` prints one/,
+  ],
+  [
+    'weak token: few distinct characters',
+    JSON.stringify({ agents: [{ id: 'a', role: 'god', token: 'a'.repeat(40) }] }),
+    /agents\.0 \("a"\) token has fewer than 16 distinct characters/,
+  ],
+  [
+    'weak token in a rotation list',
+    JSON.stringify({ agents: [{ id: 'a', role: 'god', token: [TOK(1), 'ab'.repeat(20)] }] }),
+    /agents\.0 \("a"\) token\[1\] has fewer than 16 distinct characters/,
+  ],
   ['bad token_sha256', JSON.stringify({ agents: [{ id: 'a', role: 'god', token_sha256: 'xyz' }] }), /token_sha256 must match/],
   ['unknown role', JSON.stringify({ agents: [{ ...agent('a'), role: 'emperor' }] }), /agents\.0\.role must be one of: god, faction_player, observer, narrator/],
   ['unknown permission', JSON.stringify({ agents: [{ ...agent('a'), permissions: ['fly'] }] }), /agents\.0\.permissions\.0 must be one of: read_all/],
@@ -74,7 +109,7 @@ for (const [what, text, message] of invalid) {
     const dir = tempDir();
     writeFileSync(join(dir, 'agents.json'), text);
     try {
-      loadAgents(dir);
+      loadAgents(dir, 8);
       t.fail('should refuse');
     } catch (err) {
       t.type(err, ConfigError);
@@ -84,3 +119,19 @@ for (const [what, text, message] of invalid) {
     }
   });
 }
+
+t.test('tokens rotate: a string or 1..4 of each kind, both kinds on one agent; max_slots within the limit', async (t) => {
+  const config = parseAgents(
+    'agents.json',
+    JSON.stringify({
+      agents: [
+        { id: 'a', role: 'god', token: [TOK(1), TOK(2)], token_sha256: 'c'.repeat(64), max_slots: 8 },
+        { id: 'b', role: 'observer', token_sha256: ['d'.repeat(64), 'E'.repeat(64)], max_slots: 1 },
+      ],
+    }),
+    8,
+  );
+  t.same(agentTokens(config.agents[0]!), { tokens: [TOK(1), TOK(2)], digests: ['c'.repeat(64)] });
+  t.same(agentTokens(config.agents[1]!), { tokens: [], digests: ['d'.repeat(64), 'e'.repeat(64)] });
+  t.equal(config.agents[1]!.max_slots, 1);
+});

@@ -40,7 +40,7 @@ t.test('every role against every kind', async (t) => {
   await as('zeus', 'emit_events', { kind: 'ping' });
   await as('zeus', 'emit_events', { kind: 'skirmish', kingdom_ids: [1] });
   await as('zeus', 'emit_events', { kind: 'big', kingdom_ids: [2] });
-  await as('zeus', 'emit_events', { kind: 'skirmish', kingdom_ids: [1, 2] });
+  await as('zeus', 'emit_events', { kind: 'skirmish', kingdom_ids: [1, 2], pad_bytes: 8 });
   t.equal((await as('athena', 'send_message', { to: 'ares', content: 'truce?' })).status, 200);
   t.equal((await as('bard', 'send_message', { to: '*', content: 'hear ye' })).status, 200);
   t.equal((await as('athena', 'turn_advance')).status, 200);
@@ -92,7 +92,7 @@ t.test('every role against every kind', async (t) => {
   // Kingdom events: read_all holders all; a faction player its own kingdom's only (fog).
   for (const id of readAll) {
     t.ok(
-      has(id, (e) => e.kind === 'skirmish' && e.kingdom_ids.length === 1),
+      has(id, (e) => e.kind === 'skirmish' && e.kingdom_ids.length === 1 && e.fogged === undefined),
       `${id} sees kingdom 1's event`,
     );
     t.ok(
@@ -101,7 +101,7 @@ t.test('every role against every kind', async (t) => {
     );
   }
   t.ok(
-    has('athena', (e) => e.kind === 'skirmish' && e.kingdom_ids.length === 1),
+    has('athena', (e) => e.kind === 'skirmish' && e.kingdom_ids.length === 1 && e.fogged === undefined),
     'athena sees her kingdom’s event',
   );
   t.notOk(
@@ -113,14 +113,21 @@ t.test('every role against every kind', async (t) => {
     'ares sees his kingdom’s event',
   );
   t.notOk(
-    has('ares', (e) => e.kind === 'skirmish' && e.kingdom_ids.length === 1),
+    has('ares', (e) => e.kind === 'skirmish' && e.fogged === undefined),
     'ares does not see kingdom 1’s event',
   );
-  for (const id of ['athena', 'ares'])
+  // An event naming both: read_all holders get it whole; each faction player its fog form, which
+  // names its own kingdom alone and cuts the fields the game declares (the event game: pad).
+  for (const id of readAll)
     t.ok(
-      has(id, (e) => e.kind === 'skirmish' && e.kingdom_ids.length === 2),
-      `${id} sees an event naming both`,
+      has(id, (e) => e.kind === 'skirmish' && e.kingdom_ids.length === 2 && e.pad === 'pppppppp' && e.fogged === undefined),
+      `${id} sees the event naming both, whole`,
     );
+  for (const id of ['athena', 'ares']) {
+    const fogged = seen[id]!.find((e) => e.kind === 'skirmish' && e.fogged !== undefined);
+    t.match(fogged, { kingdom_ids: [claim[id]], fogged: ['pad'], i: 0 }, `${id} sees the event naming both in its fog form`);
+    t.notOk(fogged && 'pad' in fogged, `${id} does not get the field the game keeps from fog`);
+  }
   t.notOk(
     has('pan', (e) => e.kingdom_ids.length > 0),
     'a faction player without a claim sees global events only',

@@ -102,6 +102,7 @@ max_body_bytes = ${settings.maxBodyBytes ?? 1048576}
 fps = ${settings.fps ?? 60}
 suppress_startup_window = ${settings.suppressStartupWindow ?? true}
 `,
+    { mode: 0o600 }, // a config readable by others is warned about (decisions §11): tests keep logs quiet
   );
   return token;
 }

@@ -1,4 +1,4 @@
-// gcb mcp over streamable HTTP on loopback, driven by the SDK's own Client: the full sandbox (29
+// gcb mcp over streamable HTTP on loopback, driven by the SDK's own Client: the full sandbox (31
 // tools, an error result with did_you_mean, an image), one session per agent token, and the
 // Origin/Host/token checks in front of it.
 import { writeFileSync } from 'node:fs';
@@ -45,7 +45,7 @@ const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/j
 // Real bridges and gcb subprocesses: room for a loaded machine.
 t.setTimeout(120_000);
 
-t.test('the sandbox: every command a tool (30 with the full catalogue), calls, did_you_mean, an image', async (t) => {
+t.test('the sandbox: every command a tool (31 with the full catalogue), calls, did_you_mean, an image', async (t) => {
   const b = await startTestBridge(t, { game: SANDBOX_GAME });
   const caps = (await (await b.fetch('/capabilities')).json()) as Capabilities;
   const mcp = await mcpServer(t, b.bridge.url);
@@ -54,7 +54,7 @@ t.test('the sandbox: every command a tool (30 with the full catalogue), calls, d
   const { tools } = await client.listTools();
   t.equal(caps.commands.length, COMMANDS.length, 'the sandbox enables every registered command');
   t.equal(tools.length, caps.commands.length + 1);
-  t.equal(tools.length, 30, 'spec: 29 tools, plus worldbox_recv_events of v0.4 (decisions §7)');
+  t.equal(tools.length, 31, 'spec: 29 tools, plus worldbox_recv_events and worldbox_batch of v0.4 (decisions §7, §8)');
   t.ok(tools.every((tool) => tool.name.startsWith('worldbox_')));
 
   const world = (await client.callTool({ name: 'worldbox_get_world_state' })) as CallToolResult;
@@ -81,7 +81,7 @@ t.test('the sandbox: every command a tool (30 with the full catalogue), calls, d
 
 t.test('one server, several agents: each session forwards its own token', async (t) => {
   const dir = tempDir();
-  const agents = { dm: 'dm-token-0000000000000000', watcher: 'watcher-token-00000000000' };
+  const agents = { dm: 'dm-token-0123456789-ABCDEFGHJKLMNP', watcher: 'watcher-token-0123456789-ABCDEFGHJK' };
   writeFileSync(
     join(dir, 'agents.json'),
     JSON.stringify({

@@ -5,7 +5,7 @@ import type { Test } from 'tap';
 import { SANDBOX_GAME, type BridgeOptions } from '../../src/bridge.ts';
 import { startTestBridge, tempDir, writeConfig, type TestBridge } from '../helpers/bridge.ts';
 
-export const token = (id: string) => `agent-${id}-token-0123456789`;
+export const token = (id: string) => `agent-${id}-token-0123456789-ABCDEFGHJK`;
 
 export interface Agents {
   b: TestBridge;
@@ -29,3 +29,13 @@ export async function startAgents(
 }
 
 export const agent = (id: string, role: string, extra: Record<string, unknown> = {}) => ({ id, token: token(id), role, ...extra });
+
+/** Replaces agents.json (an object, or raw text for broken files). */
+export const writeAgents = (dir: string, json: Record<string, unknown> | string) =>
+  writeFileSync(join(dir, 'agents.json'), typeof json === 'string' ? json : JSON.stringify(json));
+
+/** The events of kind `kind` an agent sees (recv_events, no wait). */
+export async function eventsOf(ma: Agents, kind: string, as = 'dm'): Promise<Array<Record<string, any>>> {
+  const answer = await ma.as(as, 'recv_events', { kinds: [kind] });
+  return answer.body.result?.items ?? [];
+}

@@ -7,7 +7,7 @@ import { createSharedState, kTurnHolder } from '../../src/shared/layout.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
 
 const log = pino({ enabled: false });
-const TOK = (id: string) => `token-for-${id}-0123456789`;
+const TOK = (id: string) => `token-for-${id}-0123456789-ABCDEFGHJK`;
 const gated = { name: 'spawn', turnGated: true } as CommandDef;
 const read = { name: 'get_tile', turnGated: false } as CommandDef;
 

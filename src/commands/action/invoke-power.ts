@@ -44,6 +44,8 @@ export default defineCommand({
   permission: { all: ['action_global'] },
   binds: ['invokePower', 'listPowers', 'worldSize'],
   requiresMainThread: true,
+  // decisions §8: a pulsed run spans frames, so it cannot be part of a one-frame batch.
+  batchRefusal: (args) => ((args.pulses ?? 1) > 1 ? 'a pulsed invoke_power (pulses > 1) spans frames and cannot be a batch item' : null),
   frame: (env) => {
     const { game, args } = env;
     const pulses = args.pulses ?? 1;

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { kEnabled, kTick, type SharedState } from '../../shared/layout.ts';
+import { kAgentCount, kEnabled, kScenario, kTick, type SharedState } from '../../shared/layout.ts';
+import { SCENARIOS } from '../../shared/scenarios.ts';
 import type { BridgeInfo } from '../../shared/protocol.ts';
 import { defineCommand, NoArgs } from '../define.ts';
 
@@ -28,8 +29,9 @@ export function buildHealth(info: BridgeInfo, shared: SharedState): HealthObject
     tick: Atomics.load(shared.control, kTick),
     enabled: Atomics.load(shared.control, kEnabled) === 1,
     multi_agent: info.multiAgent,
-    scenario: info.scenario,
-    agent_count: info.agentCount,
+    // decisions §10: an agents.json reload may change both; the main loop mirrors them (0: not yet).
+    scenario: SCENARIOS[Atomics.load(shared.control, kScenario)] ?? info.scenario,
+    agent_count: Atomics.load(shared.control, kAgentCount) || info.agentCount,
   };
 }
 

@@ -1,18 +1,21 @@
 import { Hono, type Next } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Admission } from '../../admission/semaphore.ts';
-import { missingPermission } from '../../auth/permissions.ts';
+import { permissionFailure } from '../../auth/permissions.ts';
+import { BATCH_COMMAND, checkItemAccess, checkItems, type BatchRequest } from '../../batch/check.ts';
 import type { CommandDef } from '../../commands/define.ts';
-import type { CommandRegistry } from '../../commands/registry.ts';
+import { argsProblem, type CommandRegistry } from '../../commands/registry.ts';
 import type { Execution } from '../../dispatch/execute.ts';
 import type { Releasable } from '../../dispatch/pool.ts';
-import { failureOf, toFailure } from '../../errors/bridge-error.ts';
+import { failureOf, failureOrNull, toFailure, type Failure } from '../../errors/bridge-error.ts';
+import { fingerprint, keyProblem } from '../../idempotency/key.ts';
+import type { IdempotencyStore, KeptAnswer } from '../../idempotency/store.ts';
 import type { Session } from '../../session/session.ts';
 import type { CallerContext } from '../../shared/caller.ts';
 import { kTick, type SharedState } from '../../shared/layout.ts';
-import { isJsonContentType, parseCommandBody } from '../body.ts';
-import { header, round, type AppContext, type Env } from '../context.ts';
-import { successBody } from '../envelope.ts';
+import { isJsonContentType, parseCommandBody, type CommandRequest } from '../body.ts';
+import { header, round, type AppContext, type Env, type RequestLog } from '../context.ts';
+import { errorBody, successBody } from '../envelope.ts';
 import { busy, fail, overLimit, send } from '../respond.ts';
 
 export interface CmdDeps {
@@ -25,12 +28,33 @@ export interface CmdDeps {
   maxBodyBytes: number;
   /** `slot`: the request's admission slot, which a waiting recv_events gives back (decisions §7). */
   execute(def: CommandDef, args: unknown, caller: CallerContext, slot: Releasable): Promise<Execution>;
+  /** decisions §8: the kept answers of Idempotency-Key requests; without it the header is only checked. */
+  idempotency?: IdempotencyStore;
 }
+
+/** What a run tells the idempotency layer beyond its answer: what the answer was made of, and a backstop answer's real end. */
+interface RunTrace {
+  settled: Promise<void> | null;
+  /** The success body as sent. */
+  body: string | null;
+  /** The failure of a run that reached the game, as sent. */
+  failure: Failure | null;
+}
+
+function traced(trace: RunTrace | null, failure: Failure): Failure {
+  if (trace) trace.failure = failure;
+  return failure;
+}
+
+// decisions §8: the answers of requests that reached the game (the backstop's 504 is decided apart).
+const KEPT_STATUSES = new Set([200, 422, 500]);
+const REPLAYED = { 'idempotent-replayed': 'true' };
 
 /**
  * POST /cmd after authentication, in the order of decisions §5: DISABLED → body read within the
  * limit and parsed → command name (404) → args schema (400) → admission slot (5 s, 503) →
- * permission (403) → turn (409) → run → serialise, answer, release the slot.
+ * permission (403) → turn (409) → run → serialise, answer, release the slot. decisions §8: an
+ * Idempotency-Key is checked first and its kept answer consulted once the body is parsed.
  */
 export function cmdRoutes(deps: CmdDeps): Hono<Env> {
   // decisions §5: over the limit by Content-Length is refused before reading; hono's bodyLimit
@@ -60,8 +84,10 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
   }
 
   async function runCommand(c: AppContext): Promise<Response> {
-    const line = c.get('line');
-    const caller = c.get('caller');
+    // decisions §8: a malformed key is refused before the body is read.
+    const key = header(c, 'idempotency-key');
+    const keyError = key === undefined ? null : keyProblem(key);
+    if (keyError !== null) return fail(c, { ok: false, code: 'BAD_ARGS', message: keyError }, '', {});
     let bytes: Uint8Array;
     try {
       bytes = new Uint8Array(await c.req.arrayBuffer());
@@ -70,53 +96,99 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     }
     const request = parseCommandBody(bytes);
     if (request instanceof Error) return fail(c, failureOf(request), '', {});
-    const { name, args } = request;
     c.set('cmdRequest', request);
+    if (key === undefined || !deps.idempotency) return runRequest(c, request, null);
+    return runKeyed(c, request, key, deps.idempotency);
+  }
+
+  /**
+   * decisions §8: the first request of a key runs and its final answer is kept when it reached the
+   * game; a retry gets that answer again, or waits for it (holding no slot) while the first runs.
+   */
+  async function runKeyed(c: AppContext, request: CommandRequest, key: string, store: IdempotencyStore): Promise<Response> {
+    const { name, args } = request;
+    const print = fingerprint(name, args);
+    for (;;) {
+      const claim = store.claim(c.get('caller').agentId, key, print);
+      if (claim.kind === 'replay') return replay(c, name, claim.answer);
+      if (claim.kind === 'conflict') {
+        const message = `Idempotency-Key '${key}' was already used by this credential for another request (another name or args); use a fresh key for a new request`;
+        return fail(c, { ok: false, code: 'BAD_ARGS', message }, name, args);
+      }
+      if (claim.kind === 'wait') {
+        const answer = await claim.answer;
+        if (answer !== null) return replay(c, name, answer);
+        continue; // the first one never ran: this one runs
+      }
+      const trace: RunTrace = { settled: null, body: null, failure: null };
+      let response: Response;
+      try {
+        response = await runRequest(c, request, trace);
+      } catch (err) {
+        claim.finish(null);
+        throw err;
+      }
+      const status = response.status;
+      // Kept: what reached the game. A 504 only from the backstop (the action started), and once it ended.
+      if (!KEPT_STATUSES.has(status) && !(status === 504 && trace.settled !== null)) {
+        claim.finish(null);
+        return response;
+      }
+      // The body as sent, rebuilt from what made it (reading a Response back would cost a copy).
+      const body = trace.body ?? (trace.failure ? errorBody(trace.failure, name, args) : await response.text());
+      const answer: KeptAnswer = { status, body, code: c.get('line').code };
+      if (trace.settled) void trace.settled.then(() => claim.finish(answer));
+      else claim.finish(answer);
+      return send(c, status, answer.body);
+    }
+  }
+
+  function replay(c: AppContext, name: string, answer: KeptAnswer): Response {
+    const line = c.get('line');
+    // Only answers of registered commands are kept, so the name is safe to log.
+    line.command = name;
+    line.code = answer.code as RequestLog['code'];
+    return send(c, answer.status, answer.body, REPLAYED);
+  }
+
+  async function runRequest(c: AppContext, request: CommandRequest, trace: RunTrace | null): Promise<Response> {
+    const line = c.get('line');
+    const caller = c.get('caller');
+    const { name, args } = request;
     const registered = deps.registry.get(name);
     // Only a registered name is logged: an unknown one is whatever the client sent.
     if (registered) line.command = name;
     if (!registered) return fail(c, deps.registry.unknownCommand(name), name, args);
-    if (!registered.validate(args)) {
-      const error = registered.validate.errors?.[0];
-      const where = error?.instancePath ? `args${error.instancePath.replaceAll('/', '.')}` : 'args';
-      const detail =
-        error?.keyword === 'additionalProperties' ? `has unknown property '${String(error.params.additionalProperty)}'` : (error?.message ?? 'is invalid');
-      return fail(c, { ok: false, code: 'BAD_ARGS', message: `${where} ${detail} (GET /capabilities has the schema)` }, name, args);
-    }
+    if (!registered.validate(args)) return fail(c, { ok: false, code: 'BAD_ARGS', message: argsProblem(registered.validate) }, name, args);
+    const def = registered.def;
+    // decisions §8: a batch's items are checked like lone commands before it may take a slot.
+    const items = def.name === BATCH_COMMAND ? checkItems(deps.registry, args as unknown as BatchRequest) : null;
+    if (items !== null && !Array.isArray(items)) return fail(c, items, name, args);
     const t0 = performance.now();
-    const permit = await deps.admission.acquire(() => c.req.raw.signal);
+    const permit = await deps.admission.acquire(() => c.req.raw.signal, c.get('caller').agentId);
     line.admission_wait_ms = round(performance.now() - t0);
     if (permit === null) return fail(c, busy(deps.admission.waitMs), name, args);
     let holdUntil: Promise<void> | null = null;
     try {
-      const def = registered.def;
-      // spec step 4: permission, then turn, both before any game-state work.
-      const missing = missingPermission(def.permission, caller.permissions);
-      if (missing !== null) {
-        return fail(
-          c,
-          {
-            ok: false,
-            code: 'PERMISSION_DENIED',
-            message: `agent '${caller.agentId}' (role ${caller.role}) lacks the ${missing} permission that '${name}' needs`,
-          },
-          name,
-          args,
-        );
-      }
-      const turn = deps.session.checkTurn(def, caller);
-      if (turn !== null) return fail(c, failureOf(turn), name, args);
+      // spec step 4: permission, then turn, both before any game-state work (for a batch, each item's).
+      const refused =
+        permissionFailure(name, def.permission, caller) ??
+        failureOrNull(deps.session.checkTurn(def, caller)) ??
+        (items ? checkItemAccess(items, caller, (item, who) => deps.session.checkTurn(item, who)) : null);
+      if (refused) return fail(c, refused, name, args);
       const run = await deps.execute(def, args, caller, permit);
       holdUntil = run.settled;
+      if (trace) trace.settled = run.settled;
       line.queue_wait_ms = round(run.queueWaitMs);
       line.run_ms = round(run.runMs);
-      if (!run.outcome.ok) return fail(c, run.outcome, name, args);
+      if (!run.outcome.ok) return fail(c, traced(trace, run.outcome), name, args);
       let body: string;
       try {
         body = successBody(run.outcome.value, Atomics.load(deps.shared.control, kTick));
       } catch (err) {
-        return fail(c, toFailure(err), name, args);
+        return fail(c, traced(trace, toFailure(err)), name, args);
       }
+      if (trace) trace.body = body;
       return send(c, 200, body);
     } finally {
       // spec step 6: the slot goes back once the answer is serialised, or, after a backstop

@@ -1,0 +1,59 @@
+// decisions §8: a batch's items, run by the dispatcher back to back inside one frame. Each item
+// gets the frame a lone command would get; an item that throws is its own failure (GAME_CRASH for
+// an exception of the game), and with stop_on_error the items after it are skipped, never run.
+import type { Failure, Outcome } from '../errors/bridge-error.ts';
+import type { BatchRequest } from '../batch/check.ts';
+
+export type ItemResult = { ok: true; result: unknown } | { ok: false; error: Omit<Failure, 'ok'> } | { ok: false; skipped: true };
+
+export interface BatchOutcome {
+  results: ItemResult[];
+  completed: number;
+  failed: number;
+  skipped: number;
+}
+
+/**
+ * `runItem` runs one item's frame step and never throws. An item whose step returns a promise (an
+ * embedder's command that settles later) still ran in this frame; only the answer waits for it.
+ */
+export function runBatch(
+  request: BatchRequest,
+  runItem: (name: string, args: Record<string, unknown>) => Outcome<unknown> | Promise<Outcome<unknown>>,
+): BatchOutcome | Promise<BatchOutcome> {
+  const stopOnError = request.stop_on_error ?? true;
+  const outcomes: Array<Outcome<unknown> | Promise<Outcome<unknown>> | null> = [];
+  let stopped = false;
+  for (const item of request.commands) {
+    if (stopped) {
+      outcomes.push(null);
+      continue;
+    }
+    const outcome = runItem(item.name, item.args ?? {});
+    outcomes.push(outcome);
+    if (stopOnError && !(outcome instanceof Promise) && !outcome.ok) stopped = true;
+  }
+  if (!outcomes.some((o) => o instanceof Promise)) return tally(outcomes as Array<Outcome<unknown> | null>);
+  return Promise.all(outcomes).then(tally);
+}
+
+function tally(outcomes: ReadonlyArray<Outcome<unknown> | null>): BatchOutcome {
+  const results: ItemResult[] = [];
+  let completed = 0;
+  let failed = 0;
+  let skipped = 0;
+  for (const outcome of outcomes) {
+    if (outcome === null) {
+      skipped++;
+      results.push({ ok: false, skipped: true });
+    } else if (outcome.ok) {
+      completed++;
+      results.push({ ok: true, result: outcome.value });
+    } else {
+      failed++;
+      const { ok: _ok, ...error } = outcome;
+      results.push({ ok: false, error });
+    }
+  }
+  return { results, completed, failed, skipped };
+}
