@@ -2,9 +2,8 @@
 // same run, admission and timeout behaviour measured (not assumed), frame cost and memory. Loopback
 // only; every run is bounded. It asserts nothing: it prints each figure beside its target and marks
 // the misses, then writes bench/results/<date>.json and docs/benchmarks.md (`--only`: its rows only).
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem, type as osType, release } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { parseArgs } from 'node:util';
 import { capabilitiesFile, load, startBridgeProcess, startServer, type BridgeProcess, type BridgeStatsReply, type LoadResult } from './lib/processes.ts';
 import { formatTable, mergeReport, writeReport, type Row } from './lib/report.ts';
