@@ -76,6 +76,11 @@ export const LIMITS = Object.freeze({
   messageMaxBytes: 4096,
   /** Entries the dispatcher can track at once (queued, running, or expired but not yet skipped). */
   dispatcherEntries: 4096,
+  /**
+   * Pool tasks whose worker is recorded in shared memory at once (in flight: up to the 64 admission
+   * slots, plus waiting recv_events that gave theirs back); beyond, a task reports by message.
+   */
+  poolStartedSlots: 1024,
   /** Slow clients: Node's header and whole-request timeouts, and how often it checks them. */
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,

@@ -11,6 +11,7 @@ import type { PoolHello, PoolReply, PoolRequest, PoolTask, PoolWorkerData } from
 
 const data = workerData as PoolWorkerData;
 const shared = viewSharedState(data.sharedBuffer);
+const startedBy = new Int32Array(data.startedBuffer);
 // Loaded on the first task, so a worker is ready to take tasks as soon as it starts.
 let commands: Promise<Map<string, CommandDef>> | undefined;
 const loadCatalogue = () => (commands ??= loadCommands(data.commandModules).then((defs) => new Map(defs.map((def) => [def.name, def]))));
@@ -58,8 +59,10 @@ export default async function runTask(task: PoolTask): Promise<Outcome<unknown>>
   if (sharedNow() > task.deadline) {
     return { ok: false, code: 'MAIN_THREAD_TIMEOUT', message: 'the command waited past the handler backstop for a pool thread and never ran' };
   }
-  // Tell the main loop which worker runs the task: the one its backstop would terminate.
-  rpc.postMessage({ rid: 0, op: 'started', taskId: task.taskId } satisfies PoolRequest);
+  // Tell the main loop which worker runs the task: the one its backstop would terminate. Through
+  // shared memory, read only by a backstop: a message would wake the main loop once more per task.
+  if (task.startedSlot >= 0) Atomics.store(startedBy, task.startedSlot, threadId);
+  else rpc.postMessage({ rid: 0, op: 'started', taskId: task.taskId } satisfies PoolRequest);
   try {
     const def = (await loadCatalogue()).get(task.command);
     if (!def?.pool) throw new Error(`command ${task.command} has no pool step`);

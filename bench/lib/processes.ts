@@ -1,5 +1,8 @@
 // Child processes of the benchmark: reference servers, the bridge, and the load generator.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const TSX = ['--import', 'tsx'];
 
@@ -51,9 +54,9 @@ export interface ServerProcess {
 }
 
 /** A reference server that prints `READY <url>`. */
-export function startServer(file: string): Promise<ServerProcess> {
+export function startServer(file: string, args: string[] = []): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...TSX, new URL(`../servers/${file}`, import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...TSX, new URL(`../servers/${file}`, import.meta.url).pathname, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -98,6 +101,8 @@ export function startBridgeProcess(options: {
   game?: string;
   counters?: boolean;
   gameOptions?: Record<string, unknown>;
+  /** Another build's dist/ directory to run instead of this tree's (bench/profile.ts --versus). */
+  dist?: string;
   /** startBridge's `metrics` (decisions §9); default on. */
   metrics?: boolean;
 }): Promise<BridgeProcess> {
@@ -105,6 +110,7 @@ export function startBridgeProcess(options: {
     // The compiled bridge (npm run bench builds it first), as npm start runs it.
     const child = fork(new URL('../servers/bridge.mjs', import.meta.url).pathname, [JSON.stringify(options)], {
       execArgv: ['--expose-gc'],
+      env: options.dist ? { ...process.env, GCB_BENCH_DIST: options.dist } : process.env,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const pending: Array<(value: unknown) => void> = [];
@@ -142,4 +148,33 @@ async function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<v
   const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
   await exited;
   clearTimeout(timer);
+}
+
+/**
+ * CPU time (user + system, ms) the main thread of process `pid` has used so far: Linux
+ * /proc/<pid>/task/<pid>/stat, whose main thread's id is the pid. Pool and game threads are not
+ * counted; the kernel's share (socket reads and writes) is. null where /proc is missing.
+ */
+export function mainThreadCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the line, 11 and 12 after the name, in clock ticks.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+// USER_HZ: 100 on every Linux Node supports (getconf CLK_TCK).
+const CLOCK_TICKS = 100;
+
+/** The bridge's /capabilities bytes in a file, for the bare hono reference to serve the same payload. */
+export async function capabilitiesFile(bridge: BridgeProcess): Promise<string> {
+  const response = await fetch(`${bridge.url}/capabilities`, { headers: { authorization: `Bearer ${bridge.token}` } });
+  const file = join(tmpdir(), `gcb-bench-capabilities-${process.pid}.json`);
+  writeFileSync(file, Buffer.from(await response.arrayBuffer()));
+  return file;
 }

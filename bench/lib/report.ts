@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 export interface Row {
   scenario: string;
@@ -43,6 +43,24 @@ export function formatTable(rows: Row[]): string {
     .join('\n');
 }
 
+/**
+ * Hand-written sections of docs/benchmarks.md (a `## ` heading listed here, up to the next `## `
+ * or the end): the generated part above them is rewritten, they are carried over as they are.
+ */
+export const KEPT_SECTIONS = ["## Where a request's time goes"];
+
+/** The kept sections of an existing report, in their order, each ending with one newline. */
+export function keptSections(text: string): string[] {
+  const kept: string[] = [];
+  for (const heading of KEPT_SECTIONS) {
+    const start = text.indexOf(`\n${heading}\n`);
+    if (start === -1) continue;
+    const next = text.indexOf('\n## ', start + heading.length + 2);
+    kept.push(`${text.slice(start + 1, next === -1 ? text.length : next + 1).trimEnd()}\n`);
+  }
+  return kept;
+}
+
 export function writeReport(file: URL, report: { date: string; machine: Record<string, unknown>; settings: Record<string, unknown>; rows: Row[] }): void {
   const table = [
     `| ${HEAD.join(' | ')} |`,
@@ -73,7 +91,8 @@ min(connections, slots, 32) × fps, and while connections ≤ slots ≤ 32 a com
 A batch (decisions §8) is one entry of up to 32 items, and a frame runs at most 256 items, so batched
 items reach min(connections, slots, 32) × 32, at most 256, × fps.
 `;
-  writeFileSync(file, text);
+  const kept = existsSync(file) ? keptSections(readFileSync(file, 'utf8')) : [];
+  writeFileSync(file, [text, ...kept].join('\n'));
 }
 
 /**

@@ -1,10 +1,17 @@
 // The bridge under test, in its own process, from the compiled build (dist/, what npm start runs):
 // plain JavaScript, so no tsx loader inflates its memory. argv[2]: JSON { configDir, game?, counters?,
-// gameOptions?, metrics? }. IPC: 'stats' → { stats, rss, heap, counters }, 'gc' → after a full GC, 'close' → exits.
-import { startBridge } from '../../dist/src/bridge.js';
+// gameOptions?, metrics? }. IPC: 'stats' → { stats, rss, heap, counters }, 'gc' → after a full GC, 'close' → exits,
+// 'profile-start' / 'profile-stop' → the main thread's CPU profile between them (bench/profile.ts).
+import { Session } from 'node:inspector/promises';
+import { pathToFileURL } from 'node:url';
+
+// GCB_BENCH_DIST: another build's dist/ (bench/profile.ts --versus compares a change with it).
+const dist = process.env.GCB_BENCH_DIST ? pathToFileURL(`${process.env.GCB_BENCH_DIST}/`) : new URL('../../dist/', import.meta.url);
+const { startBridge } = await import(new URL('src/bridge.js', dist).href);
 
 const options = JSON.parse(process.argv[2] ?? '{}');
 const counters = options.counters ? new SharedArrayBuffer(32) : undefined;
+let profiler;
 const bridge = await startBridge({
   configDir: options.configDir,
   port: 0,
@@ -21,6 +28,18 @@ process.on('message', async (message) => {
   } else if (message.type === 'gc') {
     globalThis.gc?.();
     process.send({ type: 'gc' });
+  } else if (message.type === 'profile-start') {
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    // 100 µs: a request costs tens of µs, the default 1 ms would see few of them.
+    await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
+    await profiler.post('Profiler.start');
+    process.send({ type: 'profile-start' });
+  } else if (message.type === 'profile-stop') {
+    const { profile } = await profiler.post('Profiler.stop');
+    profiler.disconnect();
+    process.send({ type: 'profile-stop', profile });
   } else if (message.type === 'close') {
     await bridge.close();
     process.exit(0);

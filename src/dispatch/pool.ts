@@ -4,7 +4,7 @@ import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import { moduleUrl } from '../shared/modules.ts';
 import { describeException, toFailure, type Failure, type Outcome } from '../errors/bridge-error.ts';
-import type { Timings } from '../limits.ts';
+import { LIMITS, type Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { sharedNow, type SharedState } from '../shared/layout.ts';
 import type { BridgeInfo, PoolHello, PoolReply, PoolRequest, PoolTask, PoolWorkerData } from '../shared/protocol.ts';
@@ -46,8 +46,11 @@ export interface PoolAnswer {
 export class CommandPool {
   readonly #pool: Piscina;
   readonly #timings: Timings;
-  /** Tasks not answered yet → threadId of the worker that started them (null: still queued). */
+  /** Tasks not answered yet → threadId of the worker that started them (null: still queued, or in #startedBy). */
   readonly #pending = new Map<number, number | null>();
+  /** Per task slot, the threadId of the worker that started the task, written by that worker. */
+  readonly #startedBy = new Int32Array(new SharedArrayBuffer(4 * LIMITS.poolStartedSlots));
+  readonly #freeSlots = Array.from({ length: LIMITS.poolStartedSlots }, (_, i) => LIMITS.poolStartedSlots - 1 - i);
   /** Tasks' admission slots, for the event layer (a waiting recv_events gives its slot back). */
   readonly #slots = new Map<number, Releasable>();
   #nextTaskId = 1;
@@ -71,6 +74,7 @@ export class CommandPool {
       commandModules: options.commandModules,
       info: options.info,
       timings: options.timings,
+      startedBuffer: this.#startedBy.buffer as SharedArrayBuffer,
     };
     const threads = options.threads ?? Math.max(2, Math.min(4, availableParallelism()));
     this.#pool = new Piscina({
@@ -125,24 +129,33 @@ export class CommandPool {
    * waiting for a frame held a whole thread. The price: terminating a hung task's worker also fails
    * the tasks that share it (GAME_CRASH), once a task has hung for the whole backstop.
    */
-  async run(task: Omit<PoolTask, 'taskId' | 'deadline'>, slot?: Releasable): Promise<PoolAnswer> {
+  async run(task: Omit<PoolTask, 'taskId' | 'deadline' | 'startedSlot'>, slot?: Releasable): Promise<PoolAnswer> {
     const t0 = performance.now();
     const taskId = this.#nextTaskId++;
     const backstopMs = this.#timings.handlerBackstopMs;
+    const startedSlot = this.#freeSlots.pop() ?? -1;
     this.#pending.set(taskId, null);
     if (slot) this.#slots.set(taskId, slot);
     let timer: NodeJS.Timeout | undefined;
-    const backstop = new Promise<'backstop'>((resolve) => (timer = setTimeout(() => resolve('backstop'), backstopMs)));
-    const running = this.#pool.run({ ...task, taskId, deadline: sharedNow() + backstopMs } satisfies PoolTask) as Promise<Outcome<unknown>>;
+    const running = this.#pool.run({ ...task, taskId, startedSlot, deadline: sharedNow() + backstopMs } satisfies PoolTask) as Promise<Outcome<unknown>>;
+    let settled = true;
     try {
-      const first = await Promise.race([running, backstop]);
+      // One promise for the answer or the backstop, whichever comes first (cheaper than a race).
+      const first = await new Promise<Outcome<unknown> | 'backstop'>((resolve, reject) => {
+        timer = setTimeout(resolve, backstopMs, 'backstop');
+        running.then(resolve, reject);
+      });
       if (first !== 'backstop') return { outcome: first, runMs: performance.now() - t0, lost: false };
       // A task still queued skips itself (its deadline has passed); a started one goes with its worker.
-      const threadId = this.#pending.get(taskId);
+      const threadId = startedSlot >= 0 ? Atomics.load(this.#startedBy, startedSlot) || null : this.#pending.get(taskId);
+      // A queued task may still start (and write its slot) until it sees its deadline: the slot is
+      // reused only once the task has settled.
+      settled = false;
       const worker = threadId == null ? undefined : this.#pool.threads.find((w) => w.threadId === threadId);
       if (worker) {
         await worker.terminate();
         await running.catch(() => {}); // the slot comes back once the task is really gone
+        settled = true;
       }
       const outcome: Failure = {
         ok: false,
@@ -157,6 +170,14 @@ export class CommandPool {
       clearTimeout(timer);
       this.#pending.delete(taskId);
       this.#slots.delete(taskId);
+      if (startedSlot >= 0) {
+        const free = () => {
+          this.#startedBy[startedSlot] = 0;
+          this.#freeSlots.push(startedSlot);
+        };
+        if (settled) free();
+        else void running.then(free, free);
+      }
     }
   }
 

@@ -1,9 +1,9 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Handler } from 'hono';
 import type { Logger } from 'pino';
 import { presentedToken, type CredentialTable } from '../auth/credentials.ts';
 import { createHostCheck, originAllowed } from '../auth/host-origin.ts';
 import type { Session } from '../session/session.ts';
-import { header, requestId, round, type Env, type RequestLog } from './context.ts';
+import { header, requestId, round, type AppContext, type Env, type RequestLog } from './context.ts';
 import { fail } from './respond.ts';
 
 export interface AuthenticateDeps {
@@ -13,7 +13,12 @@ export interface AuthenticateDeps {
   /** Last-seen bookkeeping of the session. */
   session: Pick<Session, 'touch'>;
   log: Logger;
+  /** Told of every answer once its log line is complete (decisions §9 metrics); `seconds` unrounded. */
+  onAnswered?: (line: RequestLog, path: string, seconds: number) => void;
 }
+
+/** Wraps one route's handler (the first of its chain) in the credential check and the log line. */
+export type Guard = (handler: Handler<Env>) => Handler<Env>;
 
 /** Paths logged as sent; any other is logged as OTHER_PATH (a client may put its token there). */
 const ENDPOINTS = new Set(['/cmd', '/health', '/capabilities', '/events']);
@@ -23,49 +28,82 @@ const OTHER_PATH = '(other)';
  * spec step 1, for every path: before any work is queued, so a bad token never takes a slot. A
  * credential is only valid from a loopback client naming the bridge in Host (DNS rebinding
  * defence). It also starts the request's log line, written once the answer is known.
+ *
+ * A wrapper of each route's handler rather than an `app.use('*')` middleware: a route with one
+ * handler then runs without hono's compose, and a synchronous answer (/capabilities, /health with
+ * a free slot) is answered in the same turn, without a promise: together half the bridge's own
+ * cost of such a request. `onError` is the app's error handler: an exception of the handler is
+ * answered and logged here, as the middleware's `await next()` used to see it.
  */
-export function authenticate(deps: AuthenticateDeps): MiddlewareHandler<Env> {
+export function authenticate(deps: AuthenticateDeps, onError: (err: Error, c: AppContext) => Response): Guard {
   const hostAllowed = createHostCheck(deps.port);
-  return async function authenticateRequest(c, next) {
-    const t0 = performance.now();
-    const rid = requestId(header(c, 'x-request-id'));
-    const line: RequestLog = {
-      rid,
-      method: c.req.method,
-      path: ENDPOINTS.has(c.req.path) ? c.req.path : OTHER_PATH,
-      agent: null,
-      command: null,
-      status: 0,
-      code: null,
-      admission_wait_ms: 0,
-      queue_wait_ms: 0,
-      run_ms: 0,
-      ms: 0,
-    };
-    c.set('rid', rid);
-    c.set('line', line);
-    const caller =
-      hostAllowed(header(c, 'host')) && originAllowed(header(c, 'origin'))
-        ? deps.credentials.resolve(presentedToken(header(c, 'authorization'), header(c, 'x-wb-token')))
-        : null;
-    if (caller === null) {
-      c.res = fail(
-        c,
-        {
-          ok: false,
-          code: 'UNAUTHORIZED',
-          message: 'missing or wrong credential: send Authorization: Bearer <token> (the token is in bridge.toml) from 127.0.0.1',
-        },
-        '',
-        {},
-      );
-    } else {
+  const onAnswered = deps.onAnswered;
+  const finish = (line: RequestLog, t0: number, c: AppContext) => {
+    const ms = performance.now() - t0;
+    line.ms = round(ms);
+    deps.log.info(line, 'request');
+    if (onAnswered) onAnswered(line, c.req.path, ms / 1000);
+  };
+  return (handler) =>
+    function authenticated(c, next) {
+      const t0 = performance.now();
+      const rid = requestId(header(c, 'x-request-id'));
+      const line: RequestLog = {
+        rid,
+        method: c.req.method,
+        path: ENDPOINTS.has(c.req.path) ? c.req.path : OTHER_PATH,
+        agent: null,
+        command: null,
+        status: 0,
+        code: null,
+        admission_wait_ms: 0,
+        queue_wait_ms: 0,
+        run_ms: 0,
+        ms: 0,
+      };
+      c.set('rid', rid);
+      c.set('line', line);
+      const caller =
+        hostAllowed(header(c, 'host')) && originAllowed(header(c, 'origin'))
+          ? deps.credentials.resolve(presentedToken(header(c, 'authorization'), header(c, 'x-wb-token')))
+          : null;
+      if (caller === null) {
+        const refused = fail(
+          c,
+          {
+            ok: false,
+            code: 'UNAUTHORIZED',
+            message: 'missing or wrong credential: send Authorization: Bearer <token> (the token is in bridge.toml) from 127.0.0.1',
+          },
+          '',
+          {},
+        );
+        finish(line, t0, c);
+        return refused;
+      }
       line.agent = caller.agentId;
       c.set('caller', caller);
       deps.session.touch(caller);
-      await next();
-    }
-    line.ms = round(performance.now() - t0);
-    deps.log.info(line, 'request');
-  };
+      let answer: ReturnType<Handler<Env>>;
+      try {
+        answer = handler(c, next);
+      } catch (err) {
+        answer = onError(err as Error, c);
+      }
+      if (!(answer instanceof Promise)) {
+        finish(line, t0, c);
+        return answer;
+      }
+      return answer.then(
+        (response) => {
+          finish(line, t0, c);
+          return response;
+        },
+        (err: unknown) => {
+          const response = onError(err as Error, c);
+          finish(line, t0, c);
+          return response;
+        },
+      );
+    };
 }

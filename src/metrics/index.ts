@@ -3,12 +3,12 @@
 // about every answer); everything else is read only when a scrape asks: gauges from the admission
 // semaphore and shared memory, the queue and frame histograms from the game thread's shared
 // counts (src/shared/histograms.ts). bridge.ts wires it; stop() ends the default collectors.
-import type { Hono, MiddlewareHandler } from 'hono';
+import type { Hono } from 'hono';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { Env } from '../http/context.ts';
 import { hFrameDuration, hFrameItems, hQueueWait, type HistogramSpec } from '../shared/histograms.ts';
 import { kQueued, kTick, type SharedState } from '../shared/layout.ts';
-import { CountTable, createRequestObserver } from './observe.ts';
+import { CountTable, createRequestObserver, type RequestObserver } from './observe.ts';
 import { metricsRoutes } from './routes.ts';
 import { BucketHistogram } from './shared-histogram.ts';
 
@@ -28,8 +28,8 @@ export interface MetricsLayer {
   readonly registry: Registry;
   /** GET /metrics, mounted with app.route() after authentication. */
   readonly routes: Hono<Env>;
-  /** Mounted before authentication, so a 401 is counted too. */
-  readonly observe: MiddlewareHandler<Env>;
+  /** Told of every answer by the credential check (a 401 too), when its log line is written. */
+  readonly observe: RequestObserver;
   stop(): void;
 }
 

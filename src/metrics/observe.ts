@@ -1,5 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
-import type { Env, RequestLog } from '../http/context.ts';
+import type { RequestLog } from '../http/context.ts';
 import { BucketHistogram, type Series } from './shared-histogram.ts';
 
 /** Endpoints named in labels; any other path is `other` (a client may put anything in a path). */
@@ -47,8 +46,11 @@ export class CountTable {
 const REQUEST_LABELS = ['endpoint', 'command', 'code'] as const;
 const AGENT_LABELS = ['agent', 'code'] as const;
 
+/** What the credential check tells of each answer (src/http/authenticate.ts). */
+export type RequestObserver = (line: RequestLog, path: string, seconds: number) => void;
+
 /**
- * Counts every answer from its log line once the inner handlers are done. The hot path is a map
+ * Counts every answer from its log line once it is complete. The hot path is a map
  * lookup and a few additions per series: prom-client's own inc/observe hash their labels on every
  * call, which cost /health several per cent of its throughput. Labels hold what the bridge chose
  * (endpoints, registered command names, codes, agent ids), never what a client sent (decisions §9).
@@ -58,7 +60,7 @@ export function createRequestObserver(metrics: {
   duration: BucketHistogram;
   admissionWait: Series;
   agentRequests: CountTable | null;
-}): MiddlewareHandler<Env> {
+}): RequestObserver {
   const durations = new Map<string, Series>();
   const durationOf = (command: string) => {
     let series = durations.get(command);
@@ -69,18 +71,13 @@ export function createRequestObserver(metrics: {
     return series;
   };
 
-  return async function observeRequest(c, next) {
-    const t0 = performance.now();
-    await next();
-    const line = c.get('line') as RequestLog | undefined;
-    if (line === undefined) return;
-    const path = c.req.path;
+  return function observeRequest(line, path, seconds) {
     const endpoint = ENDPOINTS.has(path) ? path : OTHER;
     const command = line.command ?? (endpoint === '/cmd' ? '' : endpoint);
     const code = line.code ?? OK;
     metrics.requests.inc(REQUEST_LABELS, endpoint, command, code);
     // A stream's answer is ready at once and lasts as long as the client stays: no latency.
-    if (endpoint !== '/events') BucketHistogram.record(durationOf(command), (performance.now() - t0) / 1000);
+    if (endpoint !== '/events') BucketHistogram.record(durationOf(command), seconds);
     if (reachedAdmission(endpoint, line)) BucketHistogram.record(metrics.admissionWait, line.admission_wait_ms / 1000);
     const agent = line.agent;
     if (metrics.agentRequests !== null && agent !== null) metrics.agentRequests.inc(AGENT_LABELS, agent, code);

@@ -81,6 +81,8 @@ export interface PoolWorkerData {
   commandModules: string[];
   info: BridgeInfo;
   timings: Timings;
+  /** Int32 per task slot: the threadId of the worker that started the task (0: not started). */
+  startedBuffer: SharedArrayBuffer;
 }
 
 /** A pool task: a whole pool command, or the pool step after a main-thread command's frame. */
@@ -92,6 +94,11 @@ export interface PoolTask {
   frameValue?: unknown;
   /** Names the task in the worker's 'started' note: the backstop terminates that worker. */
   taskId: number;
+  /**
+   * Where in `startedBuffer` the worker writes its threadId as the task starts, with no message to
+   * the main loop; -1 when every slot is taken, and the worker sends the 'started' note instead.
+   */
+  startedSlot: number;
   /** sharedNow() at the backstop: a task still queued by then never starts. */
   deadline: number;
 }

@@ -1,0 +1,122 @@
+// `--only main-loop`: the main loop's cost per request, beside bare hono, in alternating rounds. On a
+// shared 2-core machine one bridge run and one reference run minutes apart can differ by 30% from
+// load alone; rounds that alternate bridge and reference (the order swapped each round) and the
+// median of their ratios hold still. Each side also reports its main thread's CPU per request
+// (user + system from /proc, so socket writes count), the figure the throughput follows.
+import { readFileSync } from 'node:fs';
+import { capabilitiesFile, load, mainThreadCpuMs, startBridgeProcess, startServer, type LoadOptions, type LoadResult } from '../lib/processes.ts';
+import type { Row } from '../lib/report.ts';
+import { auth, cmdBody, configDir, jsonAuth } from '../lib/requests.ts';
+
+interface Side {
+  rps: number;
+  p99: number;
+  /** Main-thread CPU per request, µs (NaN without /proc). */
+  cpuUs: number;
+}
+
+interface Pair {
+  scenario: string;
+  bridge: (url: string, token: string) => LoadOptions;
+  reference: (url: string) => LoadOptions;
+  target: string;
+  ok(ratio: number, p99: number): boolean;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function measured(pid: number | undefined, options: LoadOptions): Promise<Side & { result: LoadResult }> {
+  const cpu0 = mainThreadCpuMs(pid);
+  const result = await load(options);
+  const cpu1 = mainThreadCpuMs(pid);
+  const cpuUs = cpu0 === null || cpu1 === null || result.total === 0 ? NaN : ((cpu1 - cpu0) * 1000) / result.total;
+  return { rps: result.rps, p99: result.p99, cpuUs, result };
+}
+
+export async function mainLoopScenario(rows: Row[], raw: Record<string, unknown>, quick: boolean): Promise<void> {
+  const rounds = quick ? 3 : 5;
+  const seconds = quick ? 2 : 4;
+  const bridge = await startBridgeProcess({ configDir: configDir() });
+  // The reference serves the bridge's own /capabilities bytes.
+  const file = await capabilitiesFile(bridge);
+  const capabilities = readFileSync(file);
+  const hono = await startServer('bare-hono.ts', [file]);
+  const get = (url: string, headers: Record<string, string> = {}): LoadOptions => ({ url, connections: 8, duration: seconds, headers });
+  const post = (url: string, headers: Record<string, string>): LoadOptions => ({
+    url,
+    connections: 8,
+    duration: seconds,
+    method: 'POST',
+    headers,
+    body: cmdBody('whoami'),
+  });
+  const pairs: Pair[] = [
+    {
+      scenario: `GET /capabilities vs bare hono, same ${(capabilities.length / 1024).toFixed(1)} KB and headers`,
+      bridge: (url, token) => get(`${url}/capabilities`, auth(token)),
+      reference: (url) => get(`${url}/capabilities`),
+      target: '≥ 0.9×',
+      ok: (ratio) => ratio >= 0.9,
+    },
+    {
+      scenario: 'GET /health vs bare hono GET',
+      bridge: (url, token) => get(`${url}/health`, auth(token)),
+      reference: (url) => get(`${url}/health`),
+      target: '≥ 0.8×, p99 ≤ 2 ms',
+      ok: (ratio, p99) => ratio >= 0.8 && p99 <= 2,
+    },
+    {
+      scenario: 'POST /cmd whoami (pool) vs bare hono POST',
+      bridge: (url, token) => post(`${url}/cmd`, jsonAuth(token)),
+      reference: (url) => post(`${url}/cmd`, { 'content-type': 'application/json' }),
+      target: '≥ 0.5×',
+      ok: (ratio) => ratio >= 0.5,
+    },
+  ];
+  const warmups = pairs.flatMap((pair) => [
+    load({ ...pair.bridge(bridge.url, bridge.token), duration: 1 }),
+    load({ ...pair.reference(hono.url), duration: 1 }),
+  ]);
+  for (const warmup of warmups) await warmup;
+  const results: Record<string, { bridge: Side[]; reference: Side[] }> = {};
+  for (const pair of pairs) {
+    const sides = { bridge: [] as Side[], reference: [] as Side[] };
+    for (let round = 0; round < rounds; round++) {
+      const runBridge = async () => sides.bridge.push(strip(await measured(bridge.child.pid, pair.bridge(bridge.url, bridge.token))));
+      const runReference = async () => sides.reference.push(strip(await measured(hono.child.pid, pair.reference(hono.url))));
+      if (round % 2 === 0) {
+        await runBridge();
+        await runReference();
+      } else {
+        await runReference();
+        await runBridge();
+      }
+    }
+    results[pair.scenario] = sides;
+    const ratios = sides.bridge.map((b, i) => b.rps / sides.reference[i]!.rps);
+    const ratio = median(ratios);
+    const p99 = median(sides.bridge.map((b) => b.p99));
+    const cpu = median(sides.bridge.map((b) => b.cpuUs));
+    const refCpu = median(sides.reference.map((r) => r.cpuUs));
+    process.stderr.write(`  main loop: ${pair.scenario}: ${ratios.map((r) => r.toFixed(2)).join(' ')}; ${cpu.toFixed(1)} vs ${refCpu.toFixed(1)} µs/req\n`);
+    rows.push({
+      scenario: `main loop: ${pair.scenario}`,
+      value: median(sides.bridge.map((b) => b.rps)),
+      unit: 'req/s',
+      p99,
+      ratio,
+      target: pair.target,
+      ok: pair.ok(ratio, p99),
+      note:
+        `median of ${rounds} alternating ${seconds} s rounds, ratio ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}; ` +
+        `main thread ${cpu.toFixed(1)} µs CPU/req (reference ${refCpu.toFixed(1)})`,
+    });
+  }
+  raw.mainLoop = results;
+  await hono.stop();
+  await bridge.stop();
+}
+
+function strip(side: Side & { result: LoadResult }): Side {
+  return { rps: side.rps, p99: side.p99, cpuUs: side.cpuUs };
+}

@@ -1,0 +1,41 @@
+// bench/lib/report.ts rewrites docs/benchmarks.md from a run; the hand-written sections survive it.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import t from 'tap';
+import { keptSections, writeReport } from '../../bench/lib/report.ts';
+import { REPO_ROOT } from '../helpers/paths.ts';
+
+const report = {
+  date: '2026-11-25',
+  machine: { cpus: 2, cpu: 'test', memoryGiB: 1, os: 'test', node: 'v20' },
+  settings: { durationS: 1 },
+  rows: [{ scenario: 'GET /health', value: 1000, unit: 'req/s' }],
+};
+
+t.test('a rewrite keeps "Where a request\'s time goes" word for word, and only it', async (t) => {
+  const file = pathToFileURL(join(mkdtempSync(join(tmpdir(), 'gcb-report-')), 'benchmarks.md'));
+  const section = "## Where a request's time goes\n\nHand-written: 12 µs in the log line.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n";
+  writeFileSync(file, `# Benchmarks\n\nold table\n\n${section}\n## Generated elsewhere\n\nnot kept\n`);
+  writeReport(file, report);
+  const text = readFileSync(file, 'utf8');
+  t.ok(text.includes(section), 'the section is carried over as written');
+  t.notOk(text.includes('old table'), 'the generated part is rewritten');
+  t.notOk(text.includes('not kept'), 'other sections are not kept');
+  t.ok(text.indexOf('GET /health') < text.indexOf("## Where a request's time goes"), 'after the table');
+  writeReport(file, report);
+  t.equal(readFileSync(file, 'utf8'), text, 'a second rewrite changes nothing');
+});
+
+t.test('no file or no section: nothing kept', async (t) => {
+  t.same(keptSections('# Benchmarks\n\n| a |\n'), []);
+  const file = pathToFileURL(join(mkdtempSync(join(tmpdir(), 'gcb-report-')), 'benchmarks.md'));
+  writeReport(file, report);
+  t.notOk(readFileSync(file, 'utf8').includes('## Where'));
+});
+
+t.test('the repository report has the section', async (t) => {
+  const text = readFileSync(join(REPO_ROOT, 'docs/benchmarks.md'), 'utf8');
+  t.equal(keptSections(text).length, 1, "docs/benchmarks.md has its hand-written '## Where a request's time goes'");
+});
