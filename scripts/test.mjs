@@ -27,6 +27,7 @@ const CLOCK_LANE = new Set([
   'test/hardening/slow-clients.test.ts',
   'test/hardening/aborts.test.ts',
   'test/hardening/pool-workers.test.ts',
+  'test/multi-agent/turn-timeout.test.ts',
 ]);
 
 const args = process.argv.slice(2);

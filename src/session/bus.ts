@@ -10,17 +10,45 @@ export interface BusMessage {
 }
 
 /**
+ * One agent's inbox, in seq order, with how many messages each sender holds in it. decisions §11:
+ * when it is over capacity it drops the oldest message of the sender holding the most, so a flood
+ * evicts its own messages first. Ties: the sender whose oldest message is the oldest, i.e. the
+ * first message in the inbox from any of the tied senders goes. O(inbox size) per eviction.
+ */
+class Inbox {
+  readonly messages: BusMessage[] = [];
+  readonly #held = new Map<string, number>();
+
+  push(message: BusMessage, capacity: number): void {
+    this.messages.push(message);
+    this.#held.set(message.from, (this.#held.get(message.from) ?? 0) + 1);
+    if (this.messages.length > capacity) this.#evict();
+  }
+
+  #evict(): void {
+    let most = 0;
+    for (const count of this.#held.values()) most = Math.max(most, count);
+    const index = this.messages.findIndex((m) => this.#held.get(m.from) === most);
+    const [dropped] = this.messages.splice(index, 1);
+    const left = most - 1;
+    if (left === 0) this.#held.delete(dropped!.from);
+    else this.#held.set(dropped!.from, left);
+  }
+}
+
+/**
  * decisions §4: the in-memory message bus. One bus-wide seq counter; one inbox per agent that
- * keeps the newest 200 (the oldest is dropped); reading is non-destructive, by cursor.
+ * keeps at most 200 messages (decisions §11: over that, the biggest sender's oldest goes); reading
+ * is non-destructive, by cursor.
  */
 export class MessageBus {
   #seq = 0;
-  readonly #inboxes = new Map<string, BusMessage[]>();
+  readonly #inboxes = new Map<string, Inbox>();
   readonly #capacity: number;
 
   constructor(agentIds: readonly string[], capacity: number = LIMITS.inboxSize) {
     this.#capacity = capacity;
-    for (const id of agentIds) this.#inboxes.set(id, []);
+    for (const id of agentIds) this.#inboxes.set(id, new Inbox());
   }
 
   /**
@@ -30,7 +58,7 @@ export class MessageBus {
   setAgents(agentIds: readonly string[]): void {
     const keep = new Set(agentIds);
     for (const id of this.#inboxes.keys()) if (!keep.has(id)) this.#inboxes.delete(id);
-    for (const id of agentIds) if (!this.#inboxes.has(id)) this.#inboxes.set(id, []);
+    for (const id of agentIds) if (!this.#inboxes.has(id)) this.#inboxes.set(id, new Inbox());
   }
 
   get knownIds(): string[] {
@@ -45,16 +73,14 @@ export class MessageBus {
   send(from: string, recipients: readonly string[], to: string, kind: string, content: string): number {
     const message: BusMessage = { seq: ++this.#seq, from, to, kind, content, sent_utc: new Date().toISOString() };
     for (const id of recipients) {
-      const inbox = this.#inboxes.get(id)!;
-      inbox.push(message);
-      if (inbox.length > this.#capacity) inbox.shift();
+      this.#inboxes.get(id)!.push(message, this.#capacity);
     }
     return message.seq;
   }
 
   /** Messages with seq > sinceSeq, oldest first, at most `max`. */
   receive(id: string, sinceSeq: number, max: number): BusMessage[] {
-    const inbox = this.#inboxes.get(id) ?? [];
+    const inbox = this.#inboxes.get(id)?.messages ?? [];
     const items: BusMessage[] = [];
     for (const message of inbox) {
       if (message.seq <= sinceSeq) continue;

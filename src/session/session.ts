@@ -228,11 +228,17 @@ export class Session {
     return new BridgeError('TURN_NOT_YOURS', `it is ${holder}'s turn; '${def.name}' waits for your turn (turn_order: ${this.#turnOrderIds().join(' → ')})`);
   }
 
-  /** Notes that an agent was seen; a holder who speaks keeps the turn timeout at bay. */
+  /** Notes that an agent was seen (session_info's last_seen_utc). It does not keep a turn: see `acted`. */
   touch(caller: CallerContext): void {
     const agent = this.#byIndex.get(caller.agentIndex);
-    if (!agent) return;
-    agent.lastSeen = Date.now();
+    if (agent) agent.lastSeen = Date.now();
+  }
+
+  /**
+   * decisions §11: the holder ran a turn-gated command that reached the game and answered 200, so
+   * its turn timer restarts. Reads, refusals and failures never call this: they do not keep a turn.
+   */
+  acted(caller: CallerContext): void {
     if (this.#turnBased && this.#turnTimeoutMs !== null && this.turnHolder === caller.agentId) this.#armTurnTimer();
   }
 
@@ -384,12 +390,12 @@ export class Session {
     Atomics.store(this.#control, kTurnHolder, holderIndex);
   }
 
-  /** decisions §4: a holder silent for turn_timeout_s loses the turn, as if it had called turn_advance. */
+  /** decisions §4, §11: a holder that acts on nothing for turn_timeout_s loses the turn, as if it had called turn_advance. */
   #armTurnTimer(): void {
     if (this.#turnTimer) clearTimeout(this.#turnTimer);
     this.#turnTimer = setTimeout(() => {
       this.#turnTimer = null;
-      this.#log.warn({ holder: this.turnHolder }, 'turn timeout: the holder was silent and loses the turn');
+      this.#log.warn({ holder: this.turnHolder }, 'turn timeout: the holder ran no action or control command in time and loses the turn');
       this.#advance(false);
     }, this.#turnTimeoutMs!);
     this.#turnTimer.unref();

@@ -33,12 +33,14 @@ function caller(agentId: string, role: keyof typeof ROLE_MASKS, extra: Partial<C
 
 function setup(options: { next?: Failure; turnHolder?: string } = {}) {
   const executed: string[] = [];
-  const session: Pick<Session, 'checkTurn' | 'touch'> = {
+  const acted: string[] = [];
+  const session: Pick<Session, 'checkTurn' | 'touch' | 'acted'> = {
     checkTurn: (def: CommandDef, who: CallerContext) =>
       options.turnHolder && def.turnGated && who.role !== 'god' && who.agentId !== options.turnHolder
         ? new BridgeError('TURN_NOT_YOURS', `it is ${options.turnHolder}'s turn`)
         : null,
     touch: () => {},
+    acted: (who: CallerContext) => void acted.push(who.agentId),
   };
   const functions = new Set(['getUiState', 'getWorldState', 'setPaused', 'dismissWindow']);
   const app = createApp({
@@ -70,7 +72,7 @@ function setup(options: { next?: Failure; turnHolder?: string } = {}) {
     });
     return { status: res.status, body: (await res.json()) as any, headers: res.headers };
   };
-  return { app, cmd, executed };
+  return { app, cmd, executed, acted };
 }
 
 t.test('403 PERMISSION_DENIED names the missing permission, before any game-state work', async (t) => {
@@ -93,6 +95,22 @@ t.test('409 TURN_NOT_YOURS after the permission check; god bypasses; dismiss_win
   t.equal((await cmd('player-token', 'get_ui_state')).status, 200, 'reads are never gated');
   t.equal((await cmd('god-token', 'pause')).status, 200, 'god bypasses the turn');
   t.same(executed, ['dismiss_window', 'get_ui_state', 'pause']);
+});
+
+t.test('decisions §11: only a gated command that answered 200 keeps a turn (session.acted)', async (t) => {
+  const { cmd, acted } = setup();
+  t.equal((await cmd('player-token', 'get_world_state')).status, 200);
+  t.equal((await cmd('player-token', 'no_such_command')).status, 404);
+  t.equal((await cmd('player-token', 'pause', { extra: 1 })).status, 400);
+  t.equal((await cmd('observer-token', 'pause')).status, 403);
+  t.same(acted, [], 'reads and refusals keep nothing');
+  t.equal((await cmd('player-token', 'pause')).status, 200);
+  t.equal((await cmd('player-token', 'batch', { commands: [{ name: 'get_world_state' }] })).status, 200);
+  t.equal((await cmd('player-token', 'batch', { commands: [{ name: 'get_world_state' }, { name: 'resume' }] })).status, 200);
+  t.same(acted, ['athena', 'athena'], 'pause, and the batch holding resume');
+  const failing = setup({ next: { ok: false, code: 'GAME_CRASH', message: 'boom' } });
+  t.equal((await failing.cmd('player-token', 'pause')).status, 500);
+  t.same(failing.acted, [], 'a failure keeps nothing');
 });
 
 t.test('every error code maps to its status and the envelope shape', async (t) => {

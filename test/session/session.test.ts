@@ -58,17 +58,21 @@ t.test('turn_advance outside a turn-based session is BAD_ARGS; no turn is mirror
   t.equal(holder(), 0);
 });
 
-t.test('a silent holder loses the turn after turn_timeout_s; speaking keeps it', async (t) => {
+t.test('a holder that acts keeps the turn; one that is only seen loses it after turn_timeout_s', async (t) => {
   const { s, caller } = session({ turn_based: true, turn_timeout_s: 0.15, agents: players('a', 'b') });
   s.start();
   t.teardown(() => s.stop());
   for (let i = 0; i < 4; i++) {
     await new Promise((r) => setTimeout(r, 60));
-    s.touch(caller('a'));
+    s.acted(caller('a'));
   }
-  t.equal(s.turnHolder, 'a', 'a holder who keeps talking keeps the turn');
-  await new Promise((r) => setTimeout(r, 250));
-  t.equal(s.turnHolder, 'b', 'silence passes it on');
+  t.equal(s.turnHolder, 'a', 'a holder who keeps acting keeps the turn');
+  s.acted(caller('b'));
+  for (let i = 0; i < 4; i++) {
+    await new Promise((r) => setTimeout(r, 60));
+    s.touch(caller('a')); // decisions §11: being seen (any request) no longer keeps a turn
+  }
+  t.equal(s.turnHolder, 'b', 'requests that are not actions, and acts of others, pass it on');
 });
 
 t.test('the bus: 1-to-1, broadcast, one bus-wide cursor, non-destructive reads', async (t) => {
@@ -117,6 +121,44 @@ t.test('inboxes keep the newest 200', async (t) => {
   t.equal(b.value.count, 200);
   t.equal(b.value.items[0]!.seq, 51, 'the oldest 50 were dropped');
   t.equal(b.value.items[199]!.seq, 250);
+});
+
+t.test("a full inbox drops the biggest sender's oldest message: a flood evicts itself (decisions §11)", async (t) => {
+  const { call } = session({ agents: [...players('a', 'b'), { id: 'ref', token: TOK('ref'), role: 'narrator' }] });
+  await call('send', { to: 'b', content: 'the referee speaks' }, 'ref');
+  for (let i = 0; i < 300; i++) await call('send', { to: 'b', content: `flood ${i}` }, 'a');
+  const b = (await call('recv', { max: 500 }, 'b')) as { ok: true; value: { items: Array<{ seq: number; from: string; content: string }>; count: number } };
+  t.equal(b.value.count, 200);
+  t.match(b.value.items[0], { seq: 1, from: 'ref', content: 'the referee speaks' }, 'the referee message survives 300 flood messages');
+  t.equal(b.value.items[1]!.seq, 302 - 199, "the flood's oldest went");
+  t.equal(b.value.items[199]!.seq, 301);
+  t.ok(
+    b.value.items.every((m, i) => i === 0 || m.seq > b.value.items[i - 1]!.seq),
+    'still in seq order',
+  );
+  const page = (await call('recv', { since_seq: 1, max: 10 }, 'b')) as { ok: true; value: { items: Array<{ seq: number }>; next_cursor: number } };
+  t.same(
+    page.value.items.map((m) => m.seq),
+    Array.from({ length: 10 }, (_, i) => 103 + i),
+    'cursor reads go on in seq order, removing nothing',
+  );
+});
+
+t.test('inbox eviction ties: the tied sender whose oldest message is the oldest loses it', async (t) => {
+  const { call } = session({ agents: [...players('a', 'b', 'c'), { id: 'ref', token: TOK('ref'), role: 'narrator' }] });
+  await call('send', { to: 'b', content: 'c' }, 'c'); // seq 1
+  for (let i = 0; i < 100; i++) await call('send', { to: 'b', content: 'a' }, 'a'); // seq 2..101
+  for (let i = 0; i < 99; i++) await call('send', { to: 'b', content: 'c' }, 'c'); // seq 102..200: full, a 100, c 100
+  await call('send', { to: 'b', content: 'ref' }, 'ref'); // seq 201: a tie between a and c; c's oldest (1) is older
+  const items = ((await call('recv', { max: 500 }, 'b')) as { ok: true; value: { items: Array<{ seq: number; from: string }> } }).value.items;
+  t.equal(items.length, 200);
+  t.same(
+    items.slice(0, 2).map((m) => m.seq),
+    [2, 3],
+    "c's seq 1 went, a's oldest stayed",
+  );
+  const counts = items.reduce<Record<string, number>>((acc, m) => ({ ...acc, [m.from]: (acc[m.from] ?? 0) + 1 }), {});
+  t.same(counts, { a: 100, c: 99, ref: 1 });
 });
 
 t.test('claims: auto:N follows the kingdom order, id:K is fixed', async (t) => {

@@ -22,8 +22,8 @@ export interface CmdDeps {
   enabled(): boolean;
   registry: CommandRegistry;
   admission: Admission;
-  /** The session's step-4 turn check. */
-  session: Pick<Session, 'checkTurn'>;
+  /** The session's step-4 turn check, and `acted`: a holder's gated command that answered 200 keeps its turn. */
+  session: Pick<Session, 'checkTurn' | 'acted'>;
   shared: SharedState;
   maxBodyBytes: number;
   /** `slot`: the request's admission slot, which a waiting recv_events gives back (decisions §7). */
@@ -189,6 +189,8 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
         return fail(c, traced(trace, toFailure(err)), name, args);
       }
       if (trace) trace.body = body;
+      // decisions §11: only a gated command (or a batch holding one) that ran and answered 200 keeps a turn.
+      if (def.turnGated || items?.some((item) => item.turnGated)) deps.session.acted(caller);
       return send(c, 200, body);
     } finally {
       // spec step 6: the slot goes back once the answer is serialised, or, after a backstop
