@@ -2,28 +2,10 @@
 // connection mid-request, and the backstop's 504.
 import { request as httpRequest } from 'node:http';
 import t from 'tap';
-import { COUNTER } from '../fixtures/tiny-game.ts';
-import { fixture } from '../helpers/paths.ts';
-import { startTestBridge, tempDir, until, writeConfig } from '../helpers/bridge.ts';
+import { keyed, stalledBridge } from './helpers.ts';
+import { until } from '../helpers/bridge.ts';
 
 t.setTimeout(120_000); // real bridges on a machine that may be loaded
-
-const BATCH_COMMANDS = fixture('batch-commands.ts');
-const keyed = (key: string) => ({ headers: { 'idempotency-key': key } });
-
-async function stalledBridge(t: Parameters<typeof startTestBridge>[0], timings: Record<string, number> = {}) {
-  const configDir = tempDir();
-  writeConfig(configDir, { maxConcurrent: 1 });
-  const counters = new SharedArrayBuffer(32);
-  const view = new Int32Array(counters);
-  const b = await startTestBridge(t, {
-    configDir,
-    commandModules: [BATCH_COMMANDS],
-    gameOptions: { counters, stallOnPauseMs: 1500 },
-    timings: { admissionWaitMs: 300, ...timings },
-  });
-  return { b, pauses: () => Atomics.load(view, COUNTER.pause) };
-}
 
 t.test('a client that drops its connection mid-request: the answer is kept and the retry gets it', async (t) => {
   const { b, pauses } = await stalledBridge(t);

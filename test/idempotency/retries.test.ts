@@ -1,30 +1,13 @@
 // decisions §8 over real HTTP, with a stalled game frame and one slot: a retry that waits for the
 // first run without a slot, and an answer that is not kept (BUSY).
 import t from 'tap';
-import { COUNTER } from '../fixtures/tiny-game.ts';
 import type { Mark } from '../fixtures/batch-commands.ts';
-import { fixture } from '../helpers/paths.ts';
-import { startTestBridge, tempDir, until, writeConfig, type TestBridge } from '../helpers/bridge.ts';
+import { keyed, stalledBridge } from './helpers.ts';
+import { until, type TestBridge } from '../helpers/bridge.ts';
 
 t.setTimeout(120_000); // real bridges on a machine that may be loaded
 
-const BATCH_COMMANDS = fixture('batch-commands.ts');
-const keyed = (key: string) => ({ headers: { 'idempotency-key': key } });
 const tags = async (b: TestBridge) => ((await b.cmd('marks')).body.result as Mark[]).map((m) => m.tag);
-
-async function stalledBridge(t: Parameters<typeof startTestBridge>[0], timings: Record<string, number> = {}) {
-  const configDir = tempDir();
-  writeConfig(configDir, { maxConcurrent: 1 });
-  const counters = new SharedArrayBuffer(32);
-  const view = new Int32Array(counters);
-  const b = await startTestBridge(t, {
-    configDir,
-    commandModules: [BATCH_COMMANDS],
-    gameOptions: { counters, stallOnPauseMs: 1500 },
-    timings: { admissionWaitMs: 300, ...timings },
-  });
-  return { b, pauses: () => Atomics.load(view, COUNTER.pause) };
-}
 
 t.test('a retry while the first still runs waits for its answer, holding no slot', async (t) => {
   const { b, pauses } = await stalledBridge(t);
