@@ -54,7 +54,8 @@ const REPLAYED = { 'idempotent-replayed': 'true' };
  * POST /cmd after authentication, in the order of decisions §5: DISABLED → body read within the
  * limit and parsed → command name (404) → args schema (400) → admission slot (5 s, 503) →
  * permission (403) → turn (409) → run → serialise, answer, release the slot. decisions §8: an
- * Idempotency-Key is checked first and its kept answer consulted once the body is parsed.
+ * Idempotency-Key is checked first and its kept answer consulted once the body is parsed; a
+ * batch's items are checked (name, args, permission, turn) before the slot as well as after it.
  */
 export function cmdRoutes(deps: CmdDeps): Hono<Env> {
   // decisions §5: over the limit by Content-Length is refused before reading; hono's bodyLimit
@@ -164,8 +165,12 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     // decisions §8: a batch's items are checked like lone commands before it may take a slot.
     const items = def.name === BATCH_COMMAND ? checkItems(deps.registry, args as unknown as BatchRequest) : null;
     if (items !== null && !Array.isArray(items)) return fail(c, items, name, args);
+    // decisions §8: a batch's items are refused for permission and turn before admission too, so a
+    // refused batch never waits for a slot (they are checked again with the slot: the turn may pass).
+    const itemsRefused = items ? checkItemAccess(items, caller, (item, who) => deps.session.checkTurn(item, who)) : null;
+    if (itemsRefused) return fail(c, itemsRefused, name, args);
     const t0 = performance.now();
-    const permit = await deps.admission.acquire(() => c.req.raw.signal, c.get('caller').agentId);
+    const permit = await deps.admission.acquire(() => c.req.raw.signal, caller.agentId);
     line.admission_wait_ms = round(performance.now() - t0);
     if (permit === null) return fail(c, busy(deps.admission.waitMs), name, args);
     let holdUntil: Promise<void> | null = null;
