@@ -110,7 +110,15 @@ suppress_startup_window = ${settings.suppressStartupWindow ?? true}
 /** A raw HTTP/1.1 request, for headers fetch will not send (Host) and bodies it will not frame. */
 export function rawRequest(
   port: number,
-  options: { method?: string; path?: string; headers?: Record<string, string | number>; body?: string | Buffer; chunks?: Buffer[] },
+  options: {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string | number>;
+    body?: string | Buffer;
+    chunks?: Buffer[];
+    /** With chunks: never send the body's end, as for a body the server must refuse while it streams. */
+    endless?: boolean;
+  },
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     let responded = false;
@@ -143,7 +151,14 @@ export function rawRequest(
       const writeNext = () => {
         const chunk = chunks.shift();
         if (responded) return;
-        if (chunk === undefined) return void req.end();
+        if (chunk === undefined) {
+          // Ending a body the server has already refused races its close (EPIPE before the answer
+          // is read, seen at load 15); an endless body waits for the answer, 30 s at most.
+          if (!options.endless) return void req.end();
+          const giveUp = setTimeout(() => req.destroy(new Error('no answer to a body that never ended (30 s)')), 30_000);
+          req.once('response', () => clearTimeout(giveUp));
+          return;
+        }
         req.write(chunk, () => setTimeout(writeNext, 20));
       };
       writeNext();

@@ -191,6 +191,7 @@ t.test('body limit: over 1 MiB by Content-Length or while streaming is BAD_ARGS 
     path: '/cmd',
     headers: { ...auth, 'transfer-encoding': 'chunked' },
     chunks: [chunk, chunk, chunk, chunk, chunk],
+    endless: true,
   });
   t.equal(chunked.status, 400);
   t.match(JSON.parse(chunked.body).error, { code: 'BAD_ARGS', message: /1048576-byte limit/ });
