@@ -66,7 +66,32 @@ if (cpu.length > 0) lanes.push(runTap(cpu, 2, 'inherit'));
 if (clock.length > 0) lanes.push(runTap(clock, clock.length, 'buffer'));
 const results = await Promise.all(lanes);
 for (const result of results) if (result.output) process.stdout.write(result.output);
+// CI keeps only the tail of a run: what failed is repeated last, where it is seen.
+const failures = results.flatMap((r) => failuresOf(r.transcript));
+if (failures.length > 0) process.stdout.write(`\n# failures (${failures.length}), repeated from above:\n${failures.join('\n')}\n`);
 process.exit(results.every((r) => r.code === 0) ? 0 : 1);
+
+/** Each `not ok` line of a TAP transcript with the diagnostics that follow it, a few lines each. */
+function failuresOf(transcript) {
+  const lines = transcript.split('\n');
+  const found = [];
+  for (const [i, line] of lines.entries()) {
+    if (/^not ok \d+ - /.test(line)) {
+      found.push(line); // a file: named alone (it may have failed with no assertion, by a crash or timeout)
+      continue;
+    }
+    // Assertions only: a subtest's own `not ok` (with its time) repeats its children.
+    if (!/^\s+not ok /.test(line) || / # time=[\d.]+ms$/.test(line)) continue;
+    const depth = line.search(/\S/);
+    const detail = [];
+    for (const next of lines.slice(i + 1, i + 25)) {
+      if (next.search(/\S/) <= depth && /\S/.test(next)) break;
+      detail.push(next);
+    }
+    found.push([line, ...detail.slice(0, 14)].join('\n'));
+  }
+  return found.slice(0, 30);
+}
 
 function runTap(files, jobs, mode) {
   const tap = join(ROOT, 'node_modules/tap/dist/esm/run.mjs');
@@ -76,14 +101,23 @@ function runTap(files, jobs, mode) {
     // tap's process hooks aborted V8 twice here ("IsGraphAsync must be used on an instantiated
     // module", SIGABRT); piscina then falls back to import(), which is what it does on Node 20.18.
     env: { ...process.env, TAP_RCFILE: RC, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --no-experimental-require-module`.trim() },
-    stdio: ['ignore', mode === 'inherit' ? 'inherit' : 'pipe', mode === 'inherit' ? 'inherit' : 'pipe'],
+    // Piped in both modes: the transcript is kept to repeat the failures at the end.
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  if (mode !== 'inherit') {
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-  }
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, output: output && `\n# clock lane (${files.length} files)\n${output}` })));
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+    if (mode === 'inherit') process.stdout.write(chunk);
+  });
+  child.stderr.on('data', (chunk) => {
+    output += chunk;
+    if (mode === 'inherit') process.stderr.write(chunk);
+  });
+  return new Promise((resolve) =>
+    child.on('exit', (code) =>
+      resolve({ code, transcript: output, output: mode === 'inherit' || !output ? '' : `\n# clock lane (${files.length} files)\n${output}` }),
+    ),
+  );
 }
 
 /**
