@@ -11,6 +11,8 @@ import type { BridgeInfo, PoolHello, PoolReply, PoolRequest, PoolTask, PoolWorke
 
 const WORKER = moduleUrl('../../workers/command-worker.ts', import.meta.url);
 const TS_ENTRY = new URL('../../workers/ts-entry.mjs', import.meta.url);
+/** Compiled: piscina's entry is CommonJS, so it never require()s an ES module (see pool-entry.cts). */
+const CJS_ENTRY = new URL('../../workers/pool-entry.cjs', import.meta.url);
 
 export interface PoolHooks {
   /** A frame call from a pool command: queued on the dispatcher like any action. */
@@ -79,7 +81,7 @@ export class CommandPool {
     const threads = options.threads ?? Math.max(2, Math.min(4, availableParallelism()));
     this.#pool = new Piscina({
       // From .ts sources the worker starts through a tsx bootstrap (see start-thread.ts for why).
-      filename: WORKER.pathname.endsWith('.ts') ? TS_ENTRY.href : WORKER.href,
+      filename: WORKER.pathname.endsWith('.ts') ? TS_ENTRY.href : CJS_ENTRY.href,
       workerData,
       minThreads: threads,
       maxThreads: threads,
