@@ -1,3 +1,4 @@
+import type { TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import type { Logger } from 'pino';
 import { createAjv } from '../config/ajv.ts';
@@ -26,6 +27,21 @@ export interface RegisteredCommand {
   validate: ValidateFunction;
 }
 
+// Commands validate without filling defaults: handlers apply their own, so error.args stays as received.
+const ajv = createAjv({ useDefaults: false });
+/**
+ * A validator per args schema, shared by every registry of the process: compiling the catalogue
+ * costs ~120 ms of CPU, paid again by each bridge a process starts (an embedder's restarts, tests).
+ * A schema is a module constant that nothing changes, so its validator never goes stale.
+ */
+const validators = new WeakMap<TSchema, ValidateFunction>();
+
+function validatorOf(schema: TSchema): ValidateFunction {
+  let validate = validators.get(schema);
+  if (!validate) validators.set(schema, (validate = ajv.compile(schema)));
+  return validate;
+}
+
 /**
  * The commands this game build supports, built once at startup (main loop): validators compiled
  * once, descriptors for /capabilities serialised once. spec rule 3: a command whose game functions
@@ -40,8 +56,6 @@ export class CommandRegistry {
   readonly disabled: DisabledCommand[] = [];
 
   constructor(commands: readonly CommandDef[], gameFunctions: ReadonlySet<string>, log: Logger) {
-    // Commands validate without filling defaults: handlers apply their own, so error.args stays as received.
-    const ajv = createAjv({ useDefaults: false });
     for (const def of commands) {
       const missing = def.binds.filter((fn) => !gameFunctions.has(fn));
       if (missing.length > 0) {
@@ -51,7 +65,7 @@ export class CommandRegistry {
         log.warn({ command: def.name, missing }, reason);
         continue;
       }
-      this.#enabled.set(def.name, { def, validate: ajv.compile(def.args) });
+      this.#enabled.set(def.name, { def, validate: validatorOf(def.args) });
       this.#names.push(def.name);
       this.descriptors.push({
         name: def.name,
