@@ -16,8 +16,16 @@ export function keyProblem(key: string): string | null {
 
 /**
  * The request a key stands for: its name and args. A digest, so a kept key costs a few dozen bytes
- * whatever the size of the args (load_world's bytes_b64 may be megabytes).
+ * whatever the size of the args (load_world's bytes_b64 may be megabytes). Members are taken in
+ * sorted order: `{"x":1,"y":2}` and `{"y":2,"x":1}` are the same args, however a client's JSON
+ * library orders them on a retry.
  */
 export function fingerprint(name: string, args: unknown): string {
-  return createHash('sha256').update(name).update('\0').update(JSON.stringify(args)).digest('base64');
+  return createHash('sha256').update(name).update('\0').update(JSON.stringify(args, sortedMembers)).digest('base64');
+}
+
+function sortedMembers(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  // Object.fromEntries defines each member as its own, `__proto__` included.
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

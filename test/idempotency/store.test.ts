@@ -65,4 +65,15 @@ t.test('key syntax and fingerprints', async (t) => {
   t.equal(fingerprint('spawn', { x: 1 }), fingerprint('spawn', { x: 1 }));
   t.not(fingerprint('spawn', { x: 1 }), fingerprint('spawn', { x: 2 }));
   t.not(fingerprint('spawn', {}), fingerprint('paint_tile', {}));
+  t.equal(
+    fingerprint('batch', { commands: [{ name: 'spawn', args: { x: 1, y: 2 } }], stop_on_error: true }),
+    fingerprint('batch', { stop_on_error: true, commands: [{ args: { y: 2, x: 1 }, name: 'spawn' }] }),
+    'members in another order, at any depth, are the same args',
+  );
+  t.not(
+    fingerprint('batch', { commands: [{ name: 'a' }, { name: 'b' }] }),
+    fingerprint('batch', { commands: [{ name: 'b' }, { name: 'a' }] }),
+    'array order counts',
+  );
+  t.not(fingerprint('spawn', JSON.parse('{"__proto__":{"x":1}}')), fingerprint('spawn', {}), 'a __proto__ member is part of the args');
 });
