@@ -1,10 +1,10 @@
 // bench/lib/report.ts rewrites docs/benchmarks.md from a run; the hand-written sections survive it.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import t from 'tap';
 import { keptSections, writeReport } from '../../bench/lib/report.ts';
+import { tempDir } from '../helpers/bridge.ts';
 import { REPO_ROOT } from '../helpers/paths.ts';
 
 const report = {
@@ -15,7 +15,7 @@ const report = {
 };
 
 t.test('a rewrite keeps "Where a request\'s time goes" word for word, and only it', async (t) => {
-  const file = pathToFileURL(join(mkdtempSync(join(tmpdir(), 'gcb-report-')), 'benchmarks.md'));
+  const file = pathToFileURL(join(tempDir('gcb-report-'), 'benchmarks.md'));
   const section = "## Where a request's time goes\n\nHand-written: 12 µs in the log line.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n";
   writeFileSync(file, `# Benchmarks\n\nold table\n\n${section}\n## Generated elsewhere\n\nnot kept\n`);
   writeReport(file, report);
@@ -30,7 +30,7 @@ t.test('a rewrite keeps "Where a request\'s time goes" word for word, and only i
 
 t.test('no file or no section: nothing kept', async (t) => {
   t.same(keptSections('# Benchmarks\n\n| a |\n'), []);
-  const file = pathToFileURL(join(mkdtempSync(join(tmpdir(), 'gcb-report-')), 'benchmarks.md'));
+  const file = pathToFileURL(join(tempDir('gcb-report-'), 'benchmarks.md'));
   writeReport(file, report);
   t.notOk(readFileSync(file, 'utf8').includes('## Where'));
 });

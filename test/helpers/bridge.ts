@@ -1,5 +1,5 @@
 // Starts a real bridge on port 0 in a fresh config dir, with logs captured, and closes it on teardown.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,8 +29,16 @@ export interface TestBridge {
   ): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
+/** Removed when the test process exits: a full run made ~500 of them, and repeated runs filled /tmp. */
+const tempDirs: string[] = [];
+process.once('exit', () => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 export function tempDir(prefix = 'gcb-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
 }
 
 export async function startTestBridge(t: Test, options: BridgeOptions = {}): Promise<TestBridge> {
