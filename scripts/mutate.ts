@@ -21,7 +21,7 @@ export const GROUPS: readonly Group[] = [
   {
     name: 'auth',
     mutate: ['src/auth/**/*.ts'],
-    tests: ['test/auth/credentials.test.ts', 'test/hardening/token-prefix.test.ts', 'test/http/authorize.test.ts'],
+    tests: ['test/auth/credentials.test.ts', 'test/auth/rules.test.ts', 'test/hardening/token-prefix.test.ts', 'test/http/authorize.test.ts'],
   },
   { name: 'dispatch', mutate: ['src/dispatch/**/*.ts'], tests: ['test/dispatch/dispatcher.test.ts'] },
   { name: 'session', mutate: ['src/session/**/*.ts'], tests: ['test/session/session.test.ts'] },
