@@ -1,7 +1,7 @@
 // Direct unit cases for the rules of src/auth that were only tested over HTTP (issue 16: npm run
 // mutate runs this file for every mutant of src/auth, so it stays fast: no app, no sockets).
 import t from 'tap';
-import { presentedToken, sha256 } from '../../src/auth/credentials.ts';
+import { CredentialTable, presentedToken, sha256 } from '../../src/auth/credentials.ts';
 import { createHostCheck, originAllowed } from '../../src/auth/host-origin.ts';
 import { missingPermission, permissionFailure, permissionNames, PERMISSIONS, ROLE_MASKS, type PermissionName } from '../../src/auth/permissions.ts';
 import { newAgentToken, TOKEN_MIN_DISTINCT, TOKEN_MIN_LENGTH, tokenWeakness } from '../../src/auth/token-strength.ts';
@@ -11,6 +11,19 @@ t.test('the Bearer credential is the rest of the header, surrounding blanks drop
   t.equal(presentedToken('Bearer  abc', undefined), 'abc', 'two spaces after the scheme');
   t.equal(presentedToken('Bearer abc \t', undefined), 'abc', 'trailing blanks');
   t.equal(presentedToken('Bearer a b', undefined), 'a b', 'inner spaces are part of the credential');
+});
+
+t.test('replace(): the new entries alone count, raw or digest-only', async (t) => {
+  const a = { agentId: 'a' } as CallerContext;
+  const b = { agentId: 'b' } as CallerContext;
+  const table = new CredentialTable([{ digest: sha256('token-a'), raw: Buffer.from('token-a'), caller: a }]);
+  t.equal(table.resolve('token-a'), a);
+  table.replace([{ digest: sha256('token-b'), caller: b }]);
+  t.equal(table.resolve('token-b'), b, 'a digest-only entry after a table of raw tokens');
+  t.equal(table.resolve('token-a'), null, 'the old entries are gone');
+  table.replace([{ digest: sha256('token-a'), raw: Buffer.from('token-a'), caller: a }]);
+  t.equal(table.resolve('token-b'), null);
+  t.equal(table.resolve('token-a'), a);
 });
 
 t.test("whoami's permission names: exactly the bits of the mask, in table order", async (t) => {
