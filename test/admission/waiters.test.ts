@@ -3,11 +3,33 @@
 // fast): the client going away (a signal, or a function giving one, as the HTTP routes pass),
 // listeners left on a request's signal, and close() with several agents waiting.
 import { getEventListeners } from 'node:events';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import t from 'tap';
 import { Admission, type Permit } from '../../src/admission/semaphore.ts';
 
 const waitFor = (p: Permit | null | Promise<Permit | null>) => p as Promise<Permit | null>;
 const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+// A long-running bridge must not keep what a finished request left behind: tracked through the
+// request's signal, which a waiter references (WeakRefs are cleared only after the current job).
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+async function collected(refs: ReadonlyArray<WeakRef<object>>): Promise<number> {
+  // Two rounds: an aborted signal's own bookkeeping is let go by the first.
+  for (let round = 0; round < 2; round++) {
+    await flush();
+    gc();
+  }
+  return refs.filter((ref) => ref.deref() === undefined).length;
+}
+function trackedSignal(refs: Array<WeakRef<object>>): () => AbortSignal {
+  return () => {
+    const signal = new AbortController().signal;
+    refs.push(new WeakRef(signal));
+    return signal;
+  };
+}
 
 t.test('a request granted at once never builds its signal; one that waits builds it once', async (t) => {
   const admission = new Admission(1, 10_000);
@@ -22,6 +44,67 @@ t.test('a request granted at once never builds its signal; one that waits builds
   const permit = await second;
   t.ok(permit);
   permit!.release();
+  t.equal(admission.inUse, 0);
+});
+
+t.test('heldBy: an agent that never asked holds nothing', async (t) => {
+  const admission = new Admission(1, 10_000);
+  t.equal(admission.heldBy('nobody'), 0);
+});
+
+t.test('ties between agents holding as many slots: the oldest waiter first, whenever each agent began waiting', async (t) => {
+  const admission = new Admission(1, 10_000);
+  const held = admission.acquire(undefined, 'x') as Permit;
+  const order: string[] = [];
+  const track = (label: string, agent: string) => waitFor(admission.acquire(undefined, agent)).then((p) => (order.push(label), p));
+  const a1 = track('a1', 'a');
+  const b1 = track('b1', 'b');
+  const a2 = track('a2', 'a');
+  held.release();
+  (await a1)!.release(); // a and b hold 0 again: b1 is older than a2, though a began waiting first
+  (await b1)!.release();
+  (await a2)!.release();
+  t.same(order, ['a1', 'b1', 'a2']);
+  t.equal(admission.inUse, 0);
+});
+
+t.test('the fewest slots wins over an older waiter', async (t) => {
+  const admission = new Admission(2, 10_000);
+  const a = admission.acquire(undefined, 'a') as Permit;
+  const x = admission.acquire(undefined, 'x') as Permit;
+  const order: string[] = [];
+  const track = (label: string, agent: string) => waitFor(admission.acquire(undefined, agent)).then((p) => (order.push(label), p));
+  const b1 = track('b1', 'b');
+  const a1 = track('a1', 'a');
+  const b2 = track('b2', 'b');
+  x.release(); // b holds 0, a holds 1: b1
+  (await b1)!.release(); // b holds 0 again, a 1: b2, though a1 is older
+  const second = await b2;
+  t.same(order, ['b1', 'b2']);
+  a.release();
+  (await a1)!.release();
+  second!.release();
+  t.same(order, ['b1', 'b2', 'a1']);
+  t.equal(admission.inUse, 0);
+});
+
+t.test('waiters that left are let go at once, even while no slot frees', async (t) => {
+  const admission = new Admission(1, 10_000);
+  const held = admission.acquire(undefined, 'a') as Permit;
+  const refs: Array<WeakRef<object>> = [];
+  // Built outside this async function, whose suspended frame could keep the last one alive.
+  const leave = () => {
+    const controllers = Array.from({ length: 3 }, () => new AbortController());
+    const gone = controllers.map((c) => {
+      refs.push(new WeakRef(c.signal));
+      return waitFor(admission.acquire(c.signal, 'b'));
+    });
+    for (const c of controllers) c.abort();
+    return Promise.all(gone);
+  };
+  t.same(await leave(), [null, null, null]);
+  t.equal(await collected(refs), 3, "no gone waiter's request is kept");
+  held.release();
   t.equal(admission.inUse, 0);
 });
 
@@ -108,13 +191,15 @@ t.test('close answers every waiting agent at once, each of its waiters', async (
   t.equal(admission.heldBy('a') + admission.heldBy('b') + admission.heldBy('c'), 0);
 });
 
-t.test('thousands of waiters of one agent are served in order, past the compaction of its queue', async (t) => {
+t.test('thousands of waiters of one agent are served in order, and the served ones are let go', async (t) => {
   const admission = new Admission(1, 60_000);
   const first = admission.acquire(undefined, 'a') as Permit;
-  const total = 3000;
+  const total = 4000;
   const served: number[] = [];
+  const refs: Array<WeakRef<object>> = [];
+  const signal = trackedSignal(refs);
   const waiters = Array.from({ length: total }, (_, i) =>
-    waitFor(admission.acquire(undefined, 'a')).then((permit) => {
+    waitFor(admission.acquire(signal, 'a')).then((permit) => {
       served.push(i);
       return permit;
     }),
@@ -125,6 +210,11 @@ t.test('thousands of waiters of one agent are served in order, past the compacti
     permit!.release();
     permit = await waiters[i]!;
     if (admission.waiting !== total - i - 1) miscounted++;
+    if (i === 2500) {
+      // Over half the queue served: the served waiters are not all kept while the rest wait.
+      const freed = await collected(refs.slice(0, 2500));
+      t.ok(freed >= 2000, `at least 2,000 of the first 2,500 served waiters let go (${freed})`);
+    }
   }
   t.equal(miscounted, 0, 'each hand-over served exactly one waiter');
   t.same(
