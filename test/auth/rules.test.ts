@@ -24,6 +24,12 @@ t.test('replace(): the new entries alone count, raw or digest-only', async (t) =
   table.replace([{ digest: sha256('token-a'), raw: Buffer.from('token-a'), caller: a }]);
   t.equal(table.resolve('token-b'), null);
   t.equal(table.resolve('token-a'), a);
+  table.replace([
+    { digest: sha256('token-a'), raw: Buffer.from('token-a'), caller: a },
+    { digest: sha256('token-b'), caller: b },
+  ]);
+  t.equal(table.resolve('token-a'), a, 'a raw token beside a digest-only one');
+  t.equal(table.resolve('token-b'), b, 'and the digest-only one');
 });
 
 t.test("whoami's permission names: exactly the bits of the mask, in table order", async (t) => {
