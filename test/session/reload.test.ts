@@ -345,6 +345,8 @@ t.test('a valid agents.json reaches the credentials, the caps, the subscribers a
       hubCalls.push([kind, fields]);
     },
   } as unknown as EventHub;
+  const lines: string[] = [];
+  const captured = pino({}, { write: (line: string) => void lines.push(line) });
   const watch = liveAgents({
     configDir: dir,
     agents,
@@ -355,7 +357,7 @@ t.test('a valid agents.json reaches the credentials, the caps, the subscribers a
     control: shared.control,
     maxConcurrent: 4,
     intervalMs: 3_600_000,
-    log,
+    log: captured,
   });
   t.teardown(() => watch.stop());
 
@@ -384,6 +386,13 @@ t.test('a valid agents.json reaches the credentials, the caps, the subscribers a
   t.equal(Atomics.load(shared.control, kAgentCount), 2);
   t.equal(Atomics.load(shared.control, kScenario), SCENARIOS.indexOf('pvp'), 'the mirror follows');
   t.equal(admission.heldBy('a'), 2, "a's raised cap admitted its waiter at once");
+  t.match(JSON.parse(lines.find((line) => line.includes('agents.json applied'))!), {
+    msg: 'agents.json applied: 2 agents',
+    agents: path,
+    added: ['c'],
+    removed: ['b'],
+    changed: ['a'],
+  });
 
   hubCalls.length = 0;
   writeFileSync(path, '{"agents": []}');
@@ -393,4 +402,38 @@ t.test('a valid agents.json reaches the credentials, the caps, the subscribers a
   t.match(hubCalls[0]![1], { reason: /agents/ });
   t.equal(credentials.resolve(TOK('c'))?.agentId, 'c', 'the last good file stays');
   held.release();
+});
+
+t.test('legacy mode: agents.json appearing in the config dir changes nothing but a warning', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gcb-live-legacy-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const shared = createSharedState();
+  const session = Session.legacy('L'.repeat(48), shared.control, log);
+  const credentials = new CredentialTable(session.credentials);
+  const events: string[] = [];
+  const hub = { rebindCallers: () => events.push('rebind'), emitReadAllOnly: (kind: string) => events.push(kind) } as unknown as EventHub;
+  const lines: string[] = [];
+  const captured = pino({}, { write: (line: string) => void lines.push(line) });
+  const watch = liveAgents({
+    configDir: dir,
+    agents: undefined,
+    session,
+    credentials,
+    admission: new Admission(2, 1_000),
+    hub,
+    control: shared.control,
+    maxConcurrent: 2,
+    intervalMs: 3_600_000,
+    log: captured,
+  });
+  t.teardown(() => watch.stop());
+  writeFileSync(join(dir, 'agents.json'), JSON.stringify({ agents: [player('a')] }));
+  await watch.reload();
+  t.same(events, []);
+  t.ok(
+    lines.some((line) => line.includes(`${join(dir, 'agents.json')} appeared; multi-agent mode starts only with a restart`)),
+    'the file in the config dir is watched',
+  );
+  t.equal(credentials.resolve('L'.repeat(48))?.agentId, 'legacy', 'still the legacy token');
+  t.equal(Atomics.load(shared.control, kAgentCount), 1);
 });
