@@ -17,14 +17,14 @@ interface Group {
 }
 
 export const GROUPS: readonly Group[] = [
-  { name: 'admission', mutate: ['src/admission/**/*.ts'], tests: ['test/admission/semaphore.test.ts'] },
+  { name: 'admission', mutate: ['src/admission/**/*.ts'], tests: ['test/admission/semaphore.test.ts', 'test/admission/waiters.test.ts'] },
   {
     name: 'auth',
     mutate: ['src/auth/**/*.ts'],
-    tests: ['test/auth/credentials.test.ts', 'test/hardening/token-prefix.test.ts', 'test/http/authorize.test.ts'],
+    tests: ['test/auth/credentials.test.ts', 'test/auth/rules.test.ts', 'test/hardening/token-prefix.test.ts', 'test/http/authorize.test.ts'],
   },
   { name: 'dispatch', mutate: ['src/dispatch/**/*.ts'], tests: ['test/dispatch/dispatcher.test.ts'] },
-  { name: 'session', mutate: ['src/session/**/*.ts'], tests: ['test/session/session.test.ts'] },
+  { name: 'session', mutate: ['src/session/**/*.ts'], tests: ['test/session/session.test.ts', 'test/session/reload.test.ts'] },
   {
     name: 'config',
     mutate: ['src/config/**/*.ts'],
