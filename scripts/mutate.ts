@@ -72,7 +72,8 @@ mkdirSync('reports/mutation', { recursive: true });
 const summary: string[] = [];
 for (const group of groups) {
   const started = Date.now();
-  const command = `node --import tsx scripts/mutate-tests.ts ${group.tests.join(' ')} > /dev/null`;
+  // TAP_BAIL: the first failing assertion ends the process; a killed mutant needs no more.
+  const command = `TAP_BAIL=1 node --import tsx scripts/mutate-tests.ts ${group.tests.join(' ')} > /dev/null`;
   const incrementalFile = `reports/mutation/${group.name}.incremental.json`;
   if (incremental && existsSync(incrementalFile)) keepOnlyKills(incrementalFile);
   const stryker = new Stryker({
@@ -85,7 +86,9 @@ for (const group of groups) {
     jsonReporter: { fileName: `reports/mutation/${group.name}.json` },
     htmlReporter: { fileName: `reports/mutation/${group.name}.html` },
     clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
-    incremental,
+    // Always written, so that a later `--since-last` has a run to start from; `force` tests every mutant.
+    incremental: true,
+    force: !incremental,
     incrementalFile,
     tempDirName: '.stryker-tmp',
     ignorePatterns: ['.tap', 'coverage', 'dist', 'reports', 'bench/results', '.bridge'],
