@@ -5,6 +5,10 @@ import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { parseAgents, type AgentsConfig } from './agents.ts';
 
+// Stand-ins for the text when there is none to read; no JSON file starts with NUL.
+const ABSENT = '\0absent';
+const UNREADABLE = '\0unreadable: ';
+
 export interface AgentsWatch {
   /** Read now (the timer calls this every interval; SIGHUP calls it at once). */
   reload(): Promise<void>;
@@ -24,7 +28,7 @@ export function watchAgents(options: {
   /** The reason, one line without any token. */
   onInvalid(reason: string): void;
 }): AgentsWatch {
-  let lastText = options.initialText ?? '\0absent';
+  let lastText = options.initialText ?? ABSENT;
 
   async function readOnce(): Promise<void> {
     let text: string;
@@ -32,24 +36,23 @@ export function watchAgents(options: {
       text = await readFile(options.path, 'utf8');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      text = code === 'ENOENT' ? '\0absent' : `\0unreadable: ${code}`;
+      text = code === 'ENOENT' ? ABSENT : `${UNREADABLE}${code}`;
     }
     if (text === lastText) return;
     lastText = text;
     if (!options.multiAgent) {
       // Creating agents.json in legacy mode: the mode is chosen at startup only.
-      if (text !== '\0absent')
-        options.log.warn({ agents: options.path }, `${options.path} appeared; multi-agent mode starts only with a restart of the bridge`);
+      if (text !== ABSENT) options.log.warn({ agents: options.path }, `${options.path} appeared; multi-agent mode starts only with a restart of the bridge`);
       return;
     }
-    if (text === '\0absent') {
+    if (text === ABSENT) {
       options.log.warn(
         { agents: options.path },
         `${options.path} was removed; the agents stay as they were (the bridge never falls back to legacy mode while running: restart it for that)`,
       );
       return;
     }
-    if (text.startsWith('\0unreadable')) return invalid(`${options.path}: cannot read (${text.slice(14)})`);
+    if (text.startsWith(UNREADABLE)) return invalid(`${options.path}: cannot read (${text.slice(UNREADABLE.length)})`);
     let config: AgentsConfig;
     try {
       config = parseAgents(options.path, text, options.maxConcurrent);

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { agentTokens, loadAgents, parseAgents } from '../../src/config/agents.ts';
@@ -47,6 +47,8 @@ t.test('a valid file with presets and defaults', async (t) => {
   t.equal(coop.turnTimeoutMs, 1500);
   t.equal(parseAgents('a', JSON.stringify({ agents: [agent('x')] })).scenario, 'sandbox', 'sandbox is the default scenario');
 });
+
+const objective = (fields: Record<string, unknown>) => JSON.stringify({ agents: [agent('a', { objectives: [{ id: 'o1', kind: 'survive', ...fields }] })] });
 
 const invalid: Array<[string, string, RegExp]> = [
   ['bad JSON', '{"agents": [', /not valid JSON/],
@@ -102,6 +104,26 @@ const invalid: Array<[string, string, RegExp]> = [
   ['unknown scenario', JSON.stringify({ scenario: 'battle', agents: [agent('a')] }), /scenario must be one of: sandbox, coop, pvp, hierarchical/],
   ['partial_intel wrong type', JSON.stringify({ partial_intel: 'yes', agents: [agent('a')] }), /partial_intel must be boolean/],
   ['bad id', JSON.stringify({ agents: [{ ...agent('a'), id: '../x' }] }), /agents\.0\.id must match/],
+  ['not an object, exactly', '[]', /agents\.json: \(top level\) must be object$/],
+  ['objective kind unknown', objective({ kind: 'conquer' }), /objectives\.0\.kind must be one of: wipe_kingdom, survive, reach_units, reach_cities$/],
+  ['objective id empty', objective({ id: '' }), /objectives\.0\.id must NOT have fewer than 1 characters/],
+  ['objective id too long', objective({ id: 'o'.repeat(65) }), /objectives\.0\.id must NOT have more than 64 characters/],
+  ['objective label too long', objective({ label: 'l'.repeat(201) }), /objectives\.0\.label must NOT have more than 200 characters/],
+  ['objective target below 0', objective({ kind: 'reach_units', target: -1 }), /objectives\.0\.target/],
+  ['turn_timeout_s 0', JSON.stringify({ turn_timeout_s: 0, agents: [agent('a')] }), /turn_timeout_s must be > 0/],
+  ['turn_timeout_s over a day', JSON.stringify({ turn_timeout_s: 86_401, agents: [agent('a')] }), /turn_timeout_s must be <= 86400/],
+  [
+    'the 11th permission unknown',
+    JSON.stringify({ agents: [agent('a', { permissions: [...Array(10).fill('read_all'), 'fly'] })] }),
+    /agents\.0\.permissions\.10 must be one of: read_all/,
+  ],
+  ['kingdom_claim not a string', JSON.stringify({ agents: [agent('a', { kingdom_claim: 5 })] }), /agents\.0\.kingdom_claim must be string$/],
+  ['turn_order names an agent twice', JSON.stringify({ turn_order: ['a', 'a'], agents: [agent('a')] }), /agents\.json: turn_order names an agent twice$/],
+  [
+    'turn_order unknown agent, exactly',
+    JSON.stringify({ turn_order: ['zed'], agents: [agent('a'), agent('bb')] }),
+    /agents\.json: turn_order names "zed", which is not an agent \(agents: a, bb\)$/,
+  ],
 ];
 
 for (const [what, text, message] of invalid) {
@@ -134,4 +156,33 @@ t.test('tokens rotate: a string or 1..4 of each kind, both kinds on one agent; m
   t.same(agentTokens(config.agents[0]!), { tokens: [TOK(1), TOK(2)], digests: ['c'.repeat(64)] });
   t.same(agentTokens(config.agents[1]!), { tokens: [], digests: ['d'.repeat(64), 'e'.repeat(64)] });
   t.equal(config.agents[1]!.max_slots, 1);
+});
+
+t.test('scenario presets: only pvp hides other kingdoms, none is turn-based; the file overrides them', async (t) => {
+  const defaults = (scenario: string) => {
+    const c = parseAgents('a', JSON.stringify({ scenario, agents: [agent('x')] }));
+    return { partialIntel: c.partialIntel, turnBased: c.turnBased };
+  };
+  t.same(defaults('sandbox'), { partialIntel: false, turnBased: false });
+  t.same(defaults('coop'), { partialIntel: false, turnBased: false });
+  t.same(defaults('hierarchical'), { partialIntel: false, turnBased: false });
+  t.same(defaults('pvp'), { partialIntel: true, turnBased: false });
+  const c = parseAgents('a', JSON.stringify({ scenario: 'pvp', partial_intel: false, turn_based: true, agents: [agent('x')] }));
+  t.same({ partialIntel: c.partialIntel, turnBased: c.turnBased }, { partialIntel: false, turnBased: true });
+});
+
+t.test('with no faction player, the default rotation is every agent in order', async (t) => {
+  const c = parseAgents('a', JSON.stringify({ agents: [agent('dm', { role: 'god' }), agent('owl', { role: 'observer' })] }));
+  t.same(c.turnOrder, ['dm', 'owl']);
+});
+
+t.test('an objective with a label and a target is kept as written', async (t) => {
+  const objectives = [{ id: 'o'.repeat(64), label: 'l'.repeat(200), kind: 'reach_units', target: 0 }];
+  t.same(parseAgents('a', JSON.stringify({ agents: [agent('a', { objectives })] })).agents[0]!.objectives, objectives);
+});
+
+t.test('an agents.json that cannot be read refuses startup with the reason', async (t) => {
+  const dir = tempDir();
+  mkdirSync(join(dir, 'agents.json'));
+  t.throws(() => loadAgents(dir), { name: 'ConfigError', message: /agents\.json: cannot read: EISDIR/ });
 });

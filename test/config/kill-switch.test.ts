@@ -86,3 +86,45 @@ t.test('the timer re-reads on its own', async (t) => {
   while (ks.enabled && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
   t.equal(ks.enabled, false);
 });
+
+t.test('what the log says: each flip, and why a file is not used (the last good value named)', async (t) => {
+  const s = setup(t);
+  writeFileSync(s.path, good(false));
+  await s.ks.reload();
+  const infos = s.lines.filter((l) => l.level === 30);
+  t.same(
+    infos.map((l) => [l.msg, l.enabled]),
+    [['kill switch: enabled = false', false]],
+  );
+  writeFileSync(s.path, 'enabled = tru\n');
+  await s.ks.reload();
+  t.match(s.warnings()[0], { enabled: false, config: s.path, msg: new RegExp(`^kill switch: ${s.path}: not valid TOML .*; keeping enabled = false$`) });
+  renameSync(s.path, `${s.path}.gone`);
+  await s.ks.reload();
+  t.equal(s.warnings()[1]!.msg, `kill switch: cannot read ${s.path} (ENOENT); keeping enabled = false`);
+  writeFileSync(s.path, good(false));
+  await s.ks.reload();
+  t.same(s.changes, [false], 'the same value back after a broken file is no change');
+  t.equal(s.lines.filter((l) => l.level === 30).length, 1);
+});
+
+t.test('reloads asked for at once read the file once', async (t) => {
+  const s = setup(t);
+  writeFileSync(s.path, good(false));
+  await Promise.all([s.ks.reload(), s.ks.reload(), s.ks.reload()]);
+  t.same(s.changes, [false]);
+  writeFileSync(s.path, good(true));
+  await s.ks.reload();
+  t.same(s.changes, [false, true], 'and the next reload still reads');
+});
+
+t.test('stopped, the timer reads no more', async (t) => {
+  const dir = tempDir();
+  const path = join(dir, 'bridge.toml');
+  writeFileSync(path, good(true));
+  const ks = watchKillSwitch({ path, initial: true, intervalMs: 20, log: pino({ enabled: false }), onChange: () => {} });
+  ks.stop();
+  writeFileSync(path, good(false));
+  await new Promise((r) => setTimeout(r, 150));
+  t.equal(ks.enabled, true);
+});

@@ -1,4 +1,4 @@
-import { statSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { ConfigError, generateToken, loadConfig } from '../../src/config/load.ts';
@@ -79,7 +79,16 @@ const refused: Array<[string, string, RegExp]> = [
   ['short token', `[Bridge]\ntoken = "abc"`, /\[Bridge\] token is not allowed \(value not shown\)/],
   ['missing token', `[Bridge]\nport = 9000`, /\[Bridge\] token is missing/],
   ['suppress_startup_window not a boolean', `[Bridge]\ntoken = "${TOKEN}"\n[Game]\nsuppress_startup_window = 1`, /\[Game\] suppress_startup_window = 1/],
-  ['broken TOML', `[Bridge\ntoken = "${TOKEN}"`, /not valid TOML \(line 1/],
+  ['broken TOML', `[Bridge\ntoken = "${TOKEN}"`, /bridge\.toml: not valid TOML \(line 1, column \d+\): \S/],
+  [
+    'a token of the wrong form',
+    `[Bridge]\ntoken = "${TOKEN.slice(1)}-"`,
+    /\[Bridge\] token is not allowed \(value not shown\); allowed: a string matching \^\[A-Za-z0-9\]\{48\}\$ \(delete the key and bridge\.toml to get a fresh one\)$/,
+  ],
+  ['saves_dir empty', `[Bridge]\ntoken = "${TOKEN}"\n[Game]\nsaves_dir = ""`, /: \[Game\] saves_dir = "" is not allowed; allowed: a non-empty string$/],
+  ['a section that is not a table', `Bridge = 1`, /: Bridge = 1 is not allowed; allowed: a table$/],
+  ['seed below 0', `[Bridge]\ntoken = "${TOKEN}"\n[Game]\nseed = -1`, /\[Game\] seed = -1 is not allowed; allowed: an integer from 0 to 2147483647$/],
+  ['enabled not a boolean, exactly', `enabled = 1\n[Bridge]\ntoken = "${TOKEN}"`, /bridge\.toml: enabled = 1 is not allowed; allowed: true or false$/],
 ];
 
 for (const [what, body, message] of refused) {
@@ -108,5 +117,42 @@ t.test('--port overrides the file; the file is not rewritten', async (t) => {
   const dir = configWith(`[Bridge]\nport = 9000\ntoken = "${TOKEN}"`);
   t.equal(loadConfig(dir, { port: 9100 }).config.Bridge.port, 9100);
   t.match(readFileSync(join(dir, 'bridge.toml'), 'utf8'), /port = 9000/);
-  t.throws(() => loadConfig(dir, { port: 70000 }), /port 70000 is not allowed/);
+  t.throws(() => loadConfig(dir, { port: 70000 }), /^port 70000 is not allowed; allowed: an integer from 1 to 65535$/);
+  t.equal(loadConfig(dir, { port: 0 }).config.Bridge.port, 0, '--port 0: any free port');
+  t.equal(loadConfig(dir, { port: 65535 }).config.Bridge.port, 65535);
+  t.throws(() => loadConfig(dir, { port: -1 }), ConfigError);
+  t.throws(() => loadConfig(dir, { port: 65536 }), ConfigError);
+  t.throws(() => loadConfig(dir, { port: 80.5 }), ConfigError);
+});
+
+t.test('a minimal file gets every documented default; the extremes of seed', async (t) => {
+  const loaded = loadConfig(configWith(`[Bridge]\ntoken = "${TOKEN}"`));
+  t.same(loaded.config, {
+    enabled: true,
+    Bridge: { host: '127.0.0.1', port: 8723, max_concurrent_requests: 8, token: TOKEN, max_body_bytes: 1048576, event_history: 10000, max_event_streams: 16 },
+    Game: { suppress_startup_window: true, fps: 60, saves_dir: 'saves', seed: 1234 },
+  });
+  t.equal(loadConfig(configWith(`[Bridge]\ntoken = "${TOKEN}"\n[Game]\nseed = 2147483647`)).config.Game.seed, 2147483647);
+  t.throws(
+    () => loadConfig(configWith(`[Bridge]\ntoken = "${TOKEN}"\n[Game]\nseed = 2147483648`)),
+    /seed = 2147483648 is not allowed; allowed: an integer from 0 to 2147483647/,
+  );
+  t.throws(
+    () => loadConfig(configWith('')),
+    /bridge\.toml: \[Bridge\] token is missing; allowed: a string matching/,
+    'an empty file: the token is what is missing',
+  );
+});
+
+t.test('an unreadable bridge.toml is refused with the reason; the error is a ConfigError by name', async (t) => {
+  const dir = tempDir();
+  mkdirSync(join(dir, 'bridge.toml'));
+  try {
+    loadConfig(dir);
+    t.fail('should refuse');
+  } catch (err) {
+    t.type(err, ConfigError);
+    t.equal((err as Error).name, 'ConfigError');
+    t.match((err as Error).message, /bridge\.toml: cannot read: EISDIR/);
+  }
 });

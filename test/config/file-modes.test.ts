@@ -1,0 +1,71 @@
+// decisions §11: config files the group or others can read are one warning line at start, naming
+// each file and its mode. Unit tests (fast: `npm run mutate -- config` runs them once a mutant).
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import t from 'tap';
+import { readableByOthers, warnReadableConfig } from '../../src/config/file-modes.ts';
+import { tempDir } from '../helpers/bridge.ts';
+
+function fileWithMode(dir: string, name: string, mode: number): string {
+  const path = join(dir, name);
+  writeFileSync(path, 'x');
+  chmodSync(path, mode);
+  return path;
+}
+
+function capture() {
+  const lines: Array<{ level: number; msg: string; files?: string[] }> = [];
+  const log = pino(
+    { base: undefined },
+    new Writable({
+      write(chunk, _e, done) {
+        lines.push(JSON.parse(chunk.toString()));
+        done();
+      },
+    }),
+  );
+  return { log, lines };
+}
+
+t.test('readable by the group or by others is found, with its mode; owner-only and absent files are not', { skip: process.platform === 'win32' }, async (t) => {
+  const dir = tempDir();
+  const own = fileWithMode(dir, 'own', 0o600);
+  const ownExec = fileWithMode(dir, 'own-exec', 0o700);
+  const groupRead = fileWithMode(dir, 'group', 0o640);
+  const otherRead = fileWithMode(dir, 'other', 0o604);
+  const groupWriteOnly = fileWithMode(dir, 'gw', 0o620);
+  const all = fileWithMode(dir, 'all', 0o644);
+  const found = readableByOthers([own, ownExec, groupRead, otherRead, groupWriteOnly, all, join(dir, 'absent')]);
+  t.same(found, [
+    { file: groupRead, mode: '0640' },
+    { file: otherRead, mode: '0604' },
+    { file: all, mode: '0644' },
+  ]);
+});
+
+t.test('one warning naming every such file; none when all are private', { skip: process.platform === 'win32' }, async (t) => {
+  const dir = tempDir();
+  const toml = fileWithMode(dir, 'bridge.toml', 0o644);
+  const agents = fileWithMode(dir, 'agents.json', 0o640);
+  const quiet = capture();
+  warnReadableConfig([fileWithMode(dir, 'private', 0o600)], quiet.log);
+  t.same(quiet.lines, [], 'private files: no warning');
+
+  const one = capture();
+  warnReadableConfig([toml], one.log);
+  t.equal(one.lines.length, 1);
+  t.equal(one.lines[0]!.level, 40);
+  t.equal(one.lines[0]!.msg, `bridge.toml (mode 0644) can be read by other users of this machine and holds tokens: chmod 600 ${toml}`);
+  t.same(one.lines[0]!.files, [toml]);
+
+  const two = capture();
+  warnReadableConfig([toml, agents], two.log);
+  t.equal(two.lines.length, 1, 'one line for both');
+  t.equal(
+    two.lines[0]!.msg,
+    `bridge.toml (mode 0644) and agents.json (mode 0640) can be read by other users of this machine and hold tokens: chmod 600 ${toml} ${agents}`,
+  );
+  t.same(two.lines[0]!.files, [toml, agents]);
+});
