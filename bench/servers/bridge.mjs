@@ -21,6 +21,10 @@ const bridge = await startBridge({
   ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
 });
 process.send({ type: 'ready', url: bridge.url, token: bridge.token });
+// The bench that started this bridge is gone (it crashed or was killed): so is the bridge, rather
+// than serving nobody and taking CPU from the next run (two such were found after bench:profile
+// failed to start its --versus build).
+process.on('disconnect', () => process.exit(0));
 process.on('message', async (message) => {
   if (message.type === 'stats') {
     const memory = process.memoryUsage();
