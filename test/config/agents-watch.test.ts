@@ -3,12 +3,11 @@
 // except in the timer case.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import t from 'tap';
 import { watchAgents } from '../../src/config/agents-watch.ts';
 import type { AgentsConfig } from '../../src/config/agents.ts';
 import { tempDir, until } from '../helpers/bridge.ts';
+import { captureLog } from '../helpers/log.ts';
 
 const TOK = (n: number) => `token-${String(n).padStart(12, '0')}-ABCDEFGHJKLMNPQR`;
 const file = (...ids: string[]) => JSON.stringify({ agents: ids.map((id, n) => ({ id, token: TOK(n + 1), role: 'faction_player' })) });
@@ -22,16 +21,7 @@ function setup(t: Tap.Test, options: { multiAgent?: boolean; initial?: string | 
   const path = join(dir, 'agents.json');
   const initial = options.initial === undefined ? file('a') : options.initial;
   if (initial !== null) writeFileSync(path, initial);
-  const lines: Array<{ level: number; msg: string }> = [];
-  const log = pino(
-    { base: undefined },
-    new Writable({
-      write(chunk, _e, done) {
-        lines.push(JSON.parse(chunk.toString()));
-        done();
-      },
-    }),
-  );
+  const { log, lines } = captureLog<{ level: number; msg: string }>();
   const valid: AgentsConfig[] = [];
   const invalid: string[] = [];
   const watch = watchAgents({

@@ -2,11 +2,10 @@
 // each file and its mode. Unit tests (fast: `npm run mutate -- config` runs them once a mutant).
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import t from 'tap';
 import { readableByOthers, warnReadableConfig } from '../../src/config/file-modes.ts';
 import { tempDir } from '../helpers/bridge.ts';
+import { captureLog } from '../helpers/log.ts';
 
 function fileWithMode(dir: string, name: string, mode: number): string {
   const path = join(dir, name);
@@ -15,19 +14,7 @@ function fileWithMode(dir: string, name: string, mode: number): string {
   return path;
 }
 
-function capture() {
-  const lines: Array<{ level: number; msg: string; files?: string[] }> = [];
-  const log = pino(
-    { base: undefined },
-    new Writable({
-      write(chunk, _e, done) {
-        lines.push(JSON.parse(chunk.toString()));
-        done();
-      },
-    }),
-  );
-  return { log, lines };
-}
+const capture = () => captureLog<{ level: number; msg: string; files?: string[] }>();
 
 t.test('readable by the group or by others is found, with its mode; owner-only and absent files are not', { skip: process.platform === 'win32' }, async (t) => {
   const dir = tempDir();

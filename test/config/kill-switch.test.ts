@@ -2,9 +2,9 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import pino from 'pino';
-import { Writable } from 'node:stream';
 import { watchKillSwitch } from '../../src/config/kill-switch.ts';
 import { tempDir } from '../helpers/bridge.ts';
+import { captureLog } from '../helpers/log.ts';
 
 const TOKEN = 'B'.repeat(48);
 const good = (enabled: boolean) => `enabled = ${enabled}\n[Bridge]\ntoken = "${TOKEN}"\n`;
@@ -13,16 +13,7 @@ function setup(t: Tap.Test) {
   const dir = tempDir();
   const path = join(dir, 'bridge.toml');
   writeFileSync(path, good(true));
-  const lines: Array<Record<string, unknown>> = [];
-  const log = pino(
-    { base: undefined },
-    new Writable({
-      write(chunk, _e, done) {
-        lines.push(JSON.parse(chunk.toString()));
-        done();
-      },
-    }),
-  );
+  const { log, lines } = captureLog<Record<string, unknown>>();
   const changes: boolean[] = [];
   const ks = watchKillSwitch({ path, initial: true, intervalMs: 60_000, log, onChange: (v) => changes.push(v) });
   t.teardown(() => ks.stop());
