@@ -56,7 +56,7 @@ t.test('a pool handler that never returns: 504 at the backstop, its worker repla
   t.equal(hung.status, 504);
   t.match(hung.body.error, { code: 'MAIN_THREAD_TIMEOUT', message: /6 s handler backstop/ });
   await until(() => b.bridge.stats().slotsInUse === 0, 5000, 'the slot to come back');
-  await until(() => b.bridge.stats().poolThreads === threads, 5000, 'the aborted worker to be replaced');
+  await until(() => b.bridge.stats().poolThreads === threads, 20_000, 'the aborted worker to be replaced');
   const next = await b.cmd('whoami');
   t.equal(next.status, 200);
   t.same(unhandled, []);
