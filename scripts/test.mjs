@@ -38,13 +38,13 @@ if (!noBuild) {
   // dist/ too: compiled examples import the package by name (`game-control-bridge/game`), which
   // resolves through package.json `exports` into dist/, as it does for a user of the package.
   for (const config of ['tsconfig.test.json', 'tsconfig.build.json']) {
-    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, config)], {
+    // --noCheck: emit only. Types are checked by `npm run lint` (which .ci/run runs first); checking
+    // them here again cost 9 s of the run's CPU.
+    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, config), '--noCheck'], {
       stdio: ['ignore', 'pipe', 'inherit'],
       encoding: 'utf8',
     });
-    // Type errors do not stop the run (tsc still emits); `npm run lint` is where they fail.
-    if (tsc.status !== 0)
-      process.stderr.write(`${tsc.stdout}\ntest: tsc -p ${config} reported type errors (npm run lint fails on them); running the tests anyway\n`);
+    if (tsc.status !== 0) process.stderr.write(`${tsc.stdout}\ntest: tsc -p ${config} could not emit everything; running the tests anyway\n`);
   }
   pruneOrphans(join(BUILD, 'test'));
 }
