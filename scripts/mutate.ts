@@ -32,7 +32,11 @@ export const GROUPS: readonly Group[] = [
     mutate: ['src/dispatch/{batch-run,drain,execute,game-queue,jobs}.ts'],
     tests: ['test/dispatch/dispatcher.test.ts', 'test/dispatch/units.test.ts'],
   },
-  { name: 'session', mutate: ['src/session/**/*.ts'], tests: ['test/session/session.test.ts', 'test/session/reload.test.ts'] },
+  {
+    name: 'session',
+    mutate: ['src/session/**/*.ts'],
+    tests: ['test/session/session.test.ts', 'test/session/reload.test.ts', 'test/session/turns.test.ts', 'test/session/reads.test.ts'],
+  },
   {
     name: 'config',
     mutate: ['src/config/**/*.ts'],
