@@ -67,6 +67,7 @@ export function loadConfig(configDir: string, overrides: { port?: number } = {})
   let created = false;
   let text: string;
   try {
+    // Stryker disable next-line StringLiteral: read as a Buffer, the text parses the same (toml decodes it as UTF-8) and is not kept
     text = readFileSync(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new ConfigError(`${path}: cannot read: ${(err as Error).message}`);
@@ -95,40 +96,43 @@ export function parseToml(path: string, text: string): Record<string, unknown> {
   try {
     return toml.parse(text) as Record<string, unknown>;
   } catch (err) {
-    const e = err as Error & { line?: number; column?: number; location?: { start?: { line: number; column: number } } };
-    const at = e.location?.start ?? (e.line !== undefined ? { line: e.line, column: e.column ?? 0 } : undefined);
-    const where = at ? ` (line ${at.line}, column ${at.column})` : '';
-    throw new ConfigError(`${path}: not valid TOML${where}: ${e.message}`);
+    // toml places every error it throws: a syntax error by `location`, a key defined twice by `line` and `column`.
+    const e = err as Error & { line?: number; column?: number; location?: { start: { line: number; column: number } } };
+    const at = e.location?.start ?? { line: e.line, column: e.column };
+    throw new ConfigError(`${path}: not valid TOML (line ${at.line}, column ${at.column}): ${e.message}`);
   }
 }
 
 /** Validates and fills defaults; the first problem becomes one line naming the key and what it allows. */
 export function checkConfig(path: string, raw: Record<string, unknown>): BridgeToml {
   if (validate(raw)) return raw;
-  const error = validate.errors?.[0];
-  const segments = (error?.instancePath ?? '').split('/').filter(Boolean);
-  if (error?.keyword === 'required') segments.push(String(error.params.missingProperty));
+  const error = validate.errors![0]!; // Ajv sets its errors whenever it refuses
+  const segments = error.instancePath.split('/').filter(Boolean);
+  if (error.keyword === 'required') segments.push(String(error.params.missingProperty));
+  // Stryker disable next-line StringLiteral: a TOML document is a table and the schema two levels deep: no top-level error, no deeper key to join
   const key = segments.length > 1 ? `[${segments[0]}] ${segments.slice(1).join('.')}` : (segments[0] ?? '(top level)');
   const schema = schemaAt(segments);
   const value = valueAt(raw, segments);
   // The token is a secret even when mistyped (a stray space, one character off): never echo it.
-  const secret = segments[0] === 'Bridge' && segments[1] === 'token';
+  const secret = segments[1] === 'token'; // only [Bridge] has a token (and a host)
   const shown = value === undefined ? 'is missing' : secret ? 'is not allowed (value not shown)' : `= ${JSON.stringify(value)} is not allowed`;
-  let hint = schema ? allowedValues(schema) : 'see the README config table';
-  if (segments[0] === 'Bridge' && segments[1] === 'host') hint += ': the bridge listens on loopback only';
-  if (segments[0] === 'Bridge' && segments[1] === 'token') hint += ' (delete the key and bridge.toml to get a fresh one)';
+  let hint = allowedValues(schema);
+  if (segments[1] === 'host') hint += ': the bridge listens on loopback only';
+  if (secret) hint += ' (delete the key and bridge.toml to get a fresh one)';
   throw new ConfigError(`${path}: ${key} ${shown}; allowed: ${hint}`);
 }
 
-function schemaAt(segments: string[]): TSchema | undefined {
-  let schema: TSchema | undefined = BridgeToml;
-  for (const segment of segments) schema = (schema?.properties as Record<string, TSchema> | undefined)?.[segment];
+// An error's path runs through tables of the schema only: Ajv checks a table's type before its keys,
+// and an unknown key is no error.
+function schemaAt(segments: string[]): TSchema {
+  let schema: TSchema = BridgeToml;
+  for (const segment of segments) schema = (schema.properties as Record<string, TSchema>)[segment]!;
   return schema;
 }
 
 function valueAt(raw: Record<string, unknown>, segments: string[]): unknown {
   let value: unknown = raw;
-  for (const segment of segments) value = isTable(value) ? value[segment] : undefined;
+  for (const segment of segments) value = (value as Record<string, unknown>)[segment];
   return value;
 }
 
@@ -136,15 +140,12 @@ function allowedValues(schema: TSchema): string {
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as TSchema[]).map((s) => JSON.stringify(s.const)).join(' or ');
   if (schema.type === 'integer') return `an integer from ${schema.minimum} to ${schema.maximum}`;
   if (schema.type === 'boolean') return 'true or false';
-  if (schema.type === 'string' && schema.pattern) return `a string matching ${schema.pattern}`;
+  if (schema.pattern) return `a string matching ${schema.pattern}`;
   if (schema.type === 'string') return 'a non-empty string';
   return 'a table';
 }
 
-function isTable(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
+/** Of a config checkConfig accepted: each section is a table. */
 function findUnknownKeys(raw: Record<string, unknown>): string[] {
   const unknown: string[] = [];
   for (const [key, value] of Object.entries(raw)) {
@@ -155,7 +156,7 @@ function findUnknownKeys(raw: Record<string, unknown>): string[] {
       continue;
     }
     const known = section.properties as Record<string, unknown>;
-    for (const inner of Object.keys(isTable(value) ? value : {})) if (!(inner in known)) unknown.push(`[${key}] ${inner}`);
+    for (const inner of Object.keys(value as Record<string, unknown>)) if (!(inner in known)) unknown.push(`[${key}] ${inner}`);
   }
   return unknown;
 }

@@ -165,3 +165,41 @@ t.test('the timer reads on its own until stopped', async (t) => {
   await new Promise((resolve) => setTimeout(resolve, 100));
   t.equal(s.valid.length, 2, 'stopped: no more reads');
 });
+
+t.test('each warning names the file in its `agents` field; a failing reload logs the error in `err`', async (t) => {
+  const legacy = setup(t, { multiAgent: false, initial: null });
+  writeFileSync(legacy.path, file('a'));
+  await legacy.watch.reload();
+  const s = setup(t, {
+    onValid: () => {
+      throw new Error('session refused it');
+    },
+  });
+  writeFileSync(s.path, '{');
+  await s.watch.reload();
+  rmSync(s.path);
+  await s.watch.reload();
+  writeFileSync(s.path, file('a', 'b'));
+  await s.watch.reload();
+  const fields = (lines: Array<Record<string, unknown>>) =>
+    lines.map(({ level, agents, err }) => ({ level, agents, err: (err as { message?: string })?.message }));
+  t.same(fields(legacy.lines), [{ level: 40, agents: legacy.path, err: undefined }], 'appeared in legacy mode');
+  t.same(fields(s.lines), [
+    { level: 40, agents: s.path, err: undefined }, // not applied
+    { level: 40, agents: s.path, err: undefined }, // removed
+    { level: 50, agents: undefined, err: 'session refused it' },
+  ]);
+});
+
+t.test('an empty file is a broken file, not an absent one', async (t) => {
+  const s = setup(t);
+  writeFileSync(s.path, '');
+  await s.watch.reload();
+  t.equal(s.invalid.length, 1);
+  t.match(s.invalid[0], /agents\.json: not valid JSON/);
+  t.same(s.warnings().length, 1);
+  const legacy = setup(t, { multiAgent: false, initial: null });
+  writeFileSync(legacy.path, '');
+  await legacy.watch.reload();
+  t.match(legacy.warnings(), [/agents\.json appeared; multi-agent mode starts only with a restart/], 'an empty file appearing is named too');
+});

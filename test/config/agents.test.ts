@@ -186,3 +186,55 @@ t.test('an agents.json that cannot be read refuses startup with the reason', asy
   mkdirSync(join(dir, 'agents.json'));
   t.throws(() => loadAgents(dir), { name: 'ConfigError', message: /agents\.json: cannot read: EISDIR/ });
 });
+
+/** The message of the ConfigError that parseAgents throws, whole. */
+function refusal(text: string): string | undefined {
+  try {
+    parseAgents('agents.json', text);
+  } catch (err) {
+    return err instanceof ConfigError ? err.message : `not a ConfigError: ${String(err)}`;
+  }
+  return undefined;
+}
+
+// The one error shown: the deepest; at one depth a type error gives way to the error after it (the
+// branch of a union that applied, or the union's "must be one of"). Exact lines.
+const exactly: Array<[string, Record<string, unknown>, string]> = [
+  [
+    'a target of neither form lists both forms',
+    { objectives: [{ id: 'o1', kind: 'survive', target: true }] },
+    'agents.0.objectives.0.target must be one of: "auto:N", "id:K" or a number',
+  ],
+  ['a target below 0: the number branch applied', { objectives: [{ id: 'o1', kind: 'reach_units', target: -1 }] }, 'agents.0.objectives.0.target must be >= 0'],
+  [
+    'a kind of the wrong type lists the kinds',
+    { objectives: [{ id: 'o1', kind: 5 }] },
+    'agents.0.objectives.0.kind must be one of: wipe_kingdom, survive, reach_units, reach_cities',
+  ],
+  ['a role of the wrong type lists the roles', { role: 5 }, 'agents.0.role must be one of: god, faction_player, observer, narrator'],
+  [
+    'an unknown permission lists them all',
+    { permissions: ['fly'] },
+    'agents.0.permissions.0 must be one of: read_all, read_own_faction, action_global, action_faction, control_world, send_message, recv_message, send_broadcast, advance_time',
+  ],
+  ['a token of neither form points at the docs', { token: 5 }, 'agents.0.token must be one of: the forms docs/multi-agent.md lists'],
+  ['a short token: the string branch applied', { token: 'x' }, 'agents.0.token must NOT have fewer than 16 characters'],
+  ['a list item of the wrong type: the deeper error', { token: [5] }, 'agents.0.token.0 must be string'],
+];
+for (const [what, fields, message] of exactly) {
+  t.test(`refused exactly: ${what}`, async (t) => {
+    t.equal(refusal(JSON.stringify({ agents: [agent('a', fields)] })), `agents.json: ${message}`);
+  });
+}
+
+t.test('validation stops at the first error: a bad scenario is named, not a bad role after it', async (t) => {
+  const text = JSON.stringify({ scenario: 'battle', agents: [agent('a', { role: 'emperor' })] });
+  t.equal(refusal(text), 'agents.json: scenario must be one of: sandbox, coop, pvp, hierarchical');
+});
+
+t.test('the config keeps the text read, as a string (a reload compares it)', async (t) => {
+  const dir = tempDir();
+  const text = JSON.stringify({ agents: [agent('a')] });
+  writeFileSync(join(dir, 'agents.json'), text);
+  t.equal(loadAgents(dir)!.text, text);
+});

@@ -1,4 +1,6 @@
 import { renameSync, writeFileSync } from 'node:fs';
+import fsPromises from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import t from 'tap';
 import pino from 'pino';
@@ -102,7 +104,21 @@ t.test('what the log says: each flip, and why a file is not used (the last good 
 t.test('reloads asked for at once read the file once', async (t) => {
   const s = setup(t);
   writeFileSync(s.path, good(false));
-  await Promise.all([s.ks.reload(), s.ks.reload(), s.ks.reload()]);
+  // Counted through the builtin's exports, which the module's named import follows.
+  const readFile = fsPromises.readFile;
+  let reads = 0;
+  fsPromises.readFile = ((...args: Parameters<typeof readFile>) => {
+    reads++;
+    return readFile(...args);
+  }) as typeof readFile;
+  syncBuiltinESMExports();
+  try {
+    await Promise.all([s.ks.reload(), s.ks.reload(), s.ks.reload()]);
+  } finally {
+    fsPromises.readFile = readFile;
+    syncBuiltinESMExports();
+  }
+  t.equal(reads, 1, 'one read while one runs');
   t.same(s.changes, [false]);
   writeFileSync(s.path, good(true));
   await s.ks.reload();

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { ConfigError, generateToken, loadConfig } from '../../src/config/load.ts';
 import { tempDir } from '../helpers/bridge.ts';
+import { canListOpenFiles, openFilesUnder } from '../helpers/open-files.ts';
 
 function configWith(body: string): string {
   const dir = tempDir();
@@ -155,4 +156,16 @@ t.test('an unreadable bridge.toml is refused with the reason; the error is a Con
     t.equal((err as Error).name, 'ConfigError');
     t.match((err as Error).message, /bridge\.toml: cannot read: EISDIR/);
   }
+});
+
+t.test('a key defined twice (an error placed by line and column, not by location) names its line and column', async (t) => {
+  t.throws(() => loadConfig(configWith(`[Bridge]\ntoken = "${TOKEN}"\nport = 1\nport = 2`)), {
+    message: /bridge\.toml: not valid TOML \(line 4, column 1\): Cannot redefine existing key 'Bridge\.port'\.$/,
+  });
+});
+
+t.test('creating bridge.toml leaves no file descriptor open on it', { skip: !canListOpenFiles && 'lists open files on Linux only' }, async (t) => {
+  const dir = tempDir();
+  loadConfig(dir);
+  t.same(openFilesUnder(dir), []);
 });

@@ -2,12 +2,14 @@
 // this process (fast: `npm run mutate -- config` runs them once a mutant); test/cli/runtime-file.test.ts
 // covers the same over real bridge processes.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import fs, { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import t from 'tap';
 import { ConfigError } from '../../src/config/load.ts';
 import { claimRuntime } from '../../src/config/runtime-file.ts';
 import { heldRuntimeFiles, readRuntime, runtimePath } from '../../src/shared/runtime-file.ts';
 import { tempDir } from '../helpers/bridge.ts';
+import { canListOpenFiles, openFilesUnder } from '../helpers/open-files.ts';
 
 const read = (dir: string) => JSON.parse(readFileSync(runtimePath(dir), 'utf8')) as Record<string, unknown>;
 
@@ -77,4 +79,83 @@ t.test('release leaves a file another bridge wrote since', async (t) => {
 
 t.test('an error other than "exists" is not taken for a running bridge', async (t) => {
   t.throws(() => claimRuntime(`${tempDir()}/missing/dir`, '4'), { code: 'ENOENT' });
+});
+
+t.test('a file that comes back after the stale one was removed (a bridge starting at the same moment) is not removed again', async (t) => {
+  const dir = tempDir();
+  const path = runtimePath(dir);
+  const dead = { pid: deadPid(), mod_version: '0', started_at: 'x' };
+  writeFileSync(path, JSON.stringify(dead));
+  // The other bridge writes its file between our unlink and our second exclusive create, once.
+  const unlink = fs.unlinkSync;
+  let raced = false;
+  fs.unlinkSync = (target) => {
+    unlink(target);
+    if (target === path && !raced) {
+      raced = true;
+      writeFileSync(path, JSON.stringify(dead));
+    }
+  };
+  syncBuiltinESMExports();
+  try {
+    t.throws(() => claimRuntime(dir, '5'), { code: 'EEXIST' });
+  } finally {
+    fs.unlinkSync = unlink;
+    syncBuiltinESMExports();
+  }
+  t.ok(raced);
+  t.same(read(dir), dead, "the other bridge's file is left in place");
+  t.notOk(heldRuntimeFiles.has(path));
+});
+
+t.test('a temp file left by an earlier run of this pid is replaced when the URL is named', async (t) => {
+  const dir = tempDir();
+  const claim = claimRuntime(dir, '6');
+  t.teardown(() => claim.release());
+  const temp = `${runtimePath(dir)}.${process.pid}.tmp`;
+  writeFileSync(temp, 'half a file');
+  claim.listening('http://127.0.0.1:4100', 4100);
+  t.equal(read(dir).port, 4100);
+  t.notOk(existsSync(temp));
+});
+
+t.test('an old claim released again leaves the claim made after it', async (t) => {
+  const dir = tempDir();
+  const old = claimRuntime(dir, 'old');
+  old.release();
+  const claim = claimRuntime(dir, 'new');
+  t.teardown(() => claim.release());
+  old.release();
+  t.equal(read(dir).mod_version, 'new', 'the new claim keeps its file');
+  t.ok(heldRuntimeFiles.has(runtimePath(dir)), 'and its place among the files held');
+});
+
+t.test('claiming and naming the URL leave no file descriptor open', { skip: !canListOpenFiles && 'lists open files on Linux only' }, async (t) => {
+  const dir = tempDir();
+  const claim = claimRuntime(dir, '7');
+  t.teardown(() => claim.release());
+  claim.listening('http://127.0.0.1:4200', 4200);
+  t.same(openFilesUnder(dir), []);
+});
+
+function deadPid(): number {
+  return Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+}
+
+t.test('a config dir this user may not write in is refused with that error, not taken for a stale file', async (t) => {
+  const dir = tempDir();
+  const path = runtimePath(dir);
+  // As root (CI) a chmod would not stop the write: the refusal is made by hand, as open(2) gives it.
+  const open = fs.openSync;
+  fs.openSync = ((target: fs.PathLike, flags: fs.OpenMode, mode?: fs.Mode) => {
+    if (target === path) throw Object.assign(new Error(`EACCES: permission denied, open '${path}'`), { code: 'EACCES' });
+    return open(target, flags, mode);
+  }) as typeof fs.openSync;
+  syncBuiltinESMExports();
+  try {
+    t.throws(() => claimRuntime(dir, '8'), { code: 'EACCES' });
+  } finally {
+    fs.openSync = open;
+    syncBuiltinESMExports();
+  }
 });
