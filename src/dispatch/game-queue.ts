@@ -100,11 +100,12 @@ export class GameQueue {
 
   /** Resolves when no started action is left (or after `ms`). */
   async drained(ms: number): Promise<void> {
-    const until = Date.now() + ms;
-    // Stryker disable next-line EqualityOperator: < and <= differ only when a poll lands on the limit's very ms (one 10 ms poll more, within the poll's own slack)
-    while (Date.now() < until && [...this.#entries.values()].some((e) => Atomics.load(this.#shared.entries, e.slot) === ENTRY_STARTED)) {
+    let late = false;
+    const limit = setTimeout(() => (late = true), ms);
+    while (!late && [...this.#entries.values()].some((e) => Atomics.load(this.#shared.entries, e.slot) === ENTRY_STARTED)) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
+    clearTimeout(limit);
   }
 
   #onDeadline(entry: Entry): void {

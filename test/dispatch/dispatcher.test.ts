@@ -445,6 +445,9 @@ t.test('drained waits for started actions only, and no longer than asked', async
   await queue.drained(5_000);
   t.ok(Date.now() - started < 1_000, 'nothing started: at once');
   const pending = queue.submit('probe', 'run', 'slow', caller);
+  started = Date.now();
+  await queue.drained(5_000);
+  t.ok(Date.now() - started < 1_000, 'queued but not started: at once');
   await tick();
   drainer.drainFrame();
   started = Date.now();
