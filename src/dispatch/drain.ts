@@ -56,8 +56,11 @@ export function createDrainer(options: {
   timings: Timings;
   /** decisions §7: the frame's events leave as one batch at the end of drainFrame. */
   events?: Collector;
+  /** The clock (ms, sharedNow's base) for deadlines and every figure in the stats; tests drive it by hand. */
+  now?: () => number;
 }): FrameDrainer {
   const { port, shared, commands, timings } = options;
+  const now = options.now ?? sharedNow;
   const emit = options.events?.emit ?? (() => {});
   const { control, entries, startedAt, stats, histograms } = shared;
   let handlerMs = 0; // time spent inside handlers this frame, so the stats count only the dispatcher
@@ -79,7 +82,7 @@ export function createDrainer(options: {
 
   /** One frame step, timed so the stats count only the dispatcher. Never throws. */
   function runStep(handler: FrameHandler, env: FrameEnv<unknown>, input: unknown): Outcome<unknown> | Promise<Outcome<unknown>> {
-    const h0 = performance.now();
+    const h0 = now();
     try {
       const value = handler(env, input);
       // A started action is never cut off: a deferred one (pulses) answers when its job ends.
@@ -88,7 +91,7 @@ export function createDrainer(options: {
     } catch (err) {
       return toFailure(err);
     } finally {
-      handlerMs += performance.now() - h0;
+      handlerMs += now() - h0;
     }
   }
 
@@ -99,10 +102,10 @@ export function createDrainer(options: {
     return runStep(handler, frameEnv(args, caller), args);
   }
 
-  function start(action: ActionMessage, now: number): void {
-    startedAt[action.slot] = now;
-    const t0 = performance.now();
-    const finish = (outcome: Outcome<unknown>) => reply({ kind: 'done', slot: action.slot, id: action.id, outcome, runMs: performance.now() - t0 });
+  function start(action: ActionMessage, startMs: number): void {
+    startedAt[action.slot] = startMs;
+    const t0 = now();
+    const finish = (outcome: Outcome<unknown>) => reply({ kind: 'done', slot: action.slot, id: action.id, outcome, runMs: now() - t0 });
     let outcome: Outcome<unknown> | Promise<Outcome<unknown>>;
     if (action.command === BATCH_COMMAND && action.phase === 'run') {
       const batch = runBatch(action.input as BatchRequest, (name, args) => runItem(name, args, action.caller));
@@ -132,7 +135,7 @@ export function createDrainer(options: {
 
   function drainFrame(updateMs = 0): void {
     publishTick();
-    const f0 = performance.now();
+    const f0 = now();
     handlerMs = 0;
     let drained = 0;
     let items = 0;
@@ -141,15 +144,15 @@ export function createDrainer(options: {
     for (; drained < LIMITS.actionsPerFrame; drained++) {
       const action = next();
       if (action === undefined) break;
-      const weight = action.items ?? 1;
+      const weight = action.items;
       if (items + weight > LIMITS.itemsPerFrame) {
         carried = action;
         break;
       }
       items += weight;
-      const now = sharedNow();
-      observe(histograms, hQueueWait, (now - action.enqueuedAt) / 1000);
-      if (now - action.enqueuedAt > timings.queueDeadlineMs) {
+      const startMs = now();
+      observe(histograms, hQueueWait, (startMs - action.enqueuedAt) / 1000);
+      if (startMs - action.enqueuedAt > timings.queueDeadlineMs) {
         const won = Atomics.compareExchange(entries, action.slot, ENTRY_QUEUED, ENTRY_EXPIRED) === ENTRY_QUEUED;
         reply({ kind: won ? 'expired' : 'skipped', slot: action.slot, id: action.id });
         continue;
@@ -158,16 +161,16 @@ export function createDrainer(options: {
         reply({ kind: 'skipped', slot: action.slot, id: action.id });
         continue;
       }
-      start(action, now);
+      start(action, startMs);
     }
-    if (drained > 0) recordFrame(drained, items, performance.now() - f0 - handlerMs);
+    if (drained > 0) recordFrame(drained, items, now() - f0 - handlerMs);
     jobs.step();
     publishTick();
     Atomics.add(control, kFrames, 1);
     stats[sFrames]! += 1;
     options.events?.flush();
     observe(histograms, hFrameItems, items);
-    observe(histograms, hFrameDuration, (updateMs + performance.now() - f0) / 1000);
+    observe(histograms, hFrameDuration, (updateMs + now() - f0) / 1000);
   }
 
   function recordFrame(drained: number, items: number, overheadMs: number): void {
@@ -178,7 +181,7 @@ export function createDrainer(options: {
     if (drained === LIMITS.actionsPerFrame || items >= LIMITS.itemsPerFrame) {
       stats[sFullFrames]! += 1;
       stats[sFullOverheadMs]! += overheadMs;
-      if (overheadMs > stats[sFullOverheadMaxMs]!) stats[sFullOverheadMaxMs] = overheadMs;
+      stats[sFullOverheadMaxMs] = Math.max(stats[sFullOverheadMaxMs]!, overheadMs);
     }
   }
 

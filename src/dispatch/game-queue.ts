@@ -25,7 +25,8 @@ interface Entry {
   slot: number;
   enqueuedAt: number;
   answer: ((answer: QueueAnswer) => void) | null;
-  timer: NodeJS.Timeout | null;
+  /** The deadline, then the backstop: cleared whenever the entry is answered. */
+  timer: NodeJS.Timeout | undefined;
   settle: (() => void) | null;
 }
 
@@ -65,15 +66,15 @@ export class GameQueue {
     if (this.#closed) return Promise.resolve(immediate(busy('the bridge is shutting down')));
     const slot = this.#free.pop();
     if (slot === undefined) return Promise.resolve(immediate(busy('the dispatcher queue is full')));
+    // Stryker disable next-line UpdateOperator: ids need only differ among the entries alive at once; counting down is as unique
     const id = this.#nextId++;
     const enqueuedAt = sharedNow();
     return new Promise<QueueAnswer>((resolve) => {
-      const entry: Entry = { id, slot, enqueuedAt, answer: resolve, timer: null, settle: null };
+      const entry: Entry = { id, slot, enqueuedAt, answer: resolve, timer: undefined, settle: null };
       this.#entries.set(slot, entry);
       Atomics.store(this.#shared.entries, slot, ENTRY_QUEUED);
       Atomics.add(this.#shared.control, kQueued, 1);
-      const message: ActionMessage = { slot, id, command, phase, input, caller, enqueuedAt };
-      if (items !== 1) message.items = items;
+      const message: ActionMessage = { slot, id, command, phase, input, caller, enqueuedAt, items };
       this.#port.postMessage(message);
       entry.timer = setTimeout(() => this.#onDeadline(entry), this.#timings.queueDeadlineMs);
     });
@@ -99,14 +100,15 @@ export class GameQueue {
 
   /** Resolves when no started action is left (or after `ms`). */
   async drained(ms: number): Promise<void> {
-    const until = Date.now() + ms;
-    while (Date.now() < until && [...this.#entries.values()].some((e) => Atomics.load(this.#shared.entries, e.slot) === ENTRY_STARTED)) {
+    let late = false;
+    const limit = setTimeout(() => (late = true), ms);
+    while (!late && [...this.#entries.values()].some((e) => Atomics.load(this.#shared.entries, e.slot) === ENTRY_STARTED)) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
+    clearTimeout(limit);
   }
 
   #onDeadline(entry: Entry): void {
-    entry.timer = null;
     const state = Atomics.compareExchange(this.#shared.entries, entry.slot, ENTRY_QUEUED, ENTRY_EXPIRED);
     if (state === ENTRY_QUEUED) {
       this.#answer(entry, timeout(TIMEOUT_MESSAGE(this.#timings.queueDeadlineMs)), sharedNow() - entry.enqueuedAt);
@@ -120,15 +122,14 @@ export class GameQueue {
     }
   }
 
+  /** Armed only while the entry is unanswered: #answer clears it. */
   #onBackstop(entry: Entry): void {
-    entry.timer = null;
-    if (!entry.answer) return;
     const seconds = this.#timings.handlerBackstopMs / 1000;
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => (settle = resolve));
     entry.settle = settle;
     const started = this.#shared.startedAt[entry.slot]!;
-    const answer = entry.answer;
+    const answer = entry.answer!;
     entry.answer = null;
     answer({
       outcome: timeout(`the command started but did not finish within the ${seconds} s handler backstop; it still runs to completion in the game`),
@@ -144,26 +145,24 @@ export class GameQueue {
     if (reply.kind === 'done') {
       const started = this.#shared.startedAt[entry.slot]!;
       this.#answer(entry, reply.outcome, started - entry.enqueuedAt, reply.runMs);
-    } else if (reply.kind === 'expired') {
+    } else {
+      // 'expired': the game thread found the deadline passed. 'skipped': the deadline timer or close()
+      // expired it first and has answered already, so #answer does nothing; the game thread has let go.
       this.#answer(entry, timeout(TIMEOUT_MESSAGE(this.#timings.queueDeadlineMs)), sharedNow() - entry.enqueuedAt);
     }
-    // 'skipped': already answered by the deadline timer; the game thread has now let go of the entry.
     this.#release(entry);
   }
 
   #answer(entry: Entry, outcome: Outcome<unknown>, queueWaitMs: number, runMs = 0): void {
-    if (entry.timer) {
-      clearTimeout(entry.timer);
-      entry.timer = null;
-    }
+    clearTimeout(entry.timer);
     const answer = entry.answer;
     if (!answer) return;
     entry.answer = null;
     answer({ outcome, queueWaitMs, runMs, settled: null });
   }
 
+  /** Always after #answer, so no timer is left. */
   #release(entry: Entry): void {
-    if (entry.timer) clearTimeout(entry.timer);
     entry.settle?.();
     this.#entries.delete(entry.slot);
     Atomics.store(this.#shared.entries, entry.slot, ENTRY_FREE);

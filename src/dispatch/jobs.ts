@@ -36,7 +36,6 @@ export class JobRegistry {
 
   /** One step of every job, in registration order; finished jobs leave the registry. */
   step(): void {
-    if (this.#jobs.length === 0) return;
     let kept = 0;
     for (const job of this.#jobs) {
       let finished: boolean;

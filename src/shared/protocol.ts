@@ -20,8 +20,8 @@ export interface ActionMessage {
   caller: CallerContext;
   /** sharedNow() when queued: the 30 s deadline counts from here. */
   enqueuedAt: number;
-  /** decisions §8: items it counts against the frame's 256 (a batch's items); absent means 1. */
-  items?: number;
+  /** decisions §8: items it counts against the frame's 256 (a batch's items; 1 for a lone command). */
+  items: number;
 }
 
 /** Game thread → main loop, on the dispatcher port. */

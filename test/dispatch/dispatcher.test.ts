@@ -1,18 +1,22 @@
 // The dispatcher in one thread: the main-loop half (GameQueue) and the game-thread half (drainer)
 // joined by a MessageChannel, with frames driven by hand.
-import { MessageChannel } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import t from 'tap';
 import type { CommandDef, FrameEnv } from '../../src/commands/define.ts';
 import type { Collector } from '../../src/events/collector.ts';
 import { createDrainer } from '../../src/dispatch/drain.ts';
-import { GameQueue } from '../../src/dispatch/game-queue.ts';
+import { GameQueue, TIMEOUT_MESSAGE } from '../../src/dispatch/game-queue.ts';
 import { DEFAULT_TIMINGS, type Timings } from '../../src/limits.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
 import type { GameModule } from '../../src/shared/game-module.ts';
+import type { ActionMessage, ActionReply } from '../../src/shared/protocol.ts';
 import { hFrameDuration, hFrameItems, hQueueWait, readHistogram } from '../../src/shared/histograms.ts';
 import {
   createSharedState,
+  ENTRY_EXPIRED,
   ENTRY_FREE,
+  ENTRY_QUEUED,
+  ENTRY_STARTED,
   kFrames,
   kQueued,
   kTick,
@@ -96,6 +100,8 @@ t.test('MAIN_THREAD_TIMEOUT: the deadline is decided before start, and an expire
   const answer = await queue.submit('probe', 'run', 'late', caller);
   t.ok(Date.now() - started >= 45);
   t.match(answer.outcome, { ok: false, code: 'MAIN_THREAD_TIMEOUT', message: /waited more than 0\.05 s for a game frame and was dropped before it ran/ });
+  t.ok(answer.queueWaitMs >= 45 && answer.queueWaitMs < 10_000, `waited ${answer.queueWaitMs} ms`);
+  t.equal(answer.runMs, 0, 'it never ran');
   drainer.drainFrame(); // the game thread wakes up after its stall
   t.same(ran, [], 'the expired action did not run');
   await tick();
@@ -111,7 +117,9 @@ t.test('the game thread expires what it finds past the deadline itself', async (
   }
   drainer.drainFrame();
   t.same(ran, []);
-  t.match((await pending).outcome, { ok: false, code: 'MAIN_THREAD_TIMEOUT' });
+  const answer = await pending;
+  t.match(answer.outcome, { ok: false, code: 'MAIN_THREAD_TIMEOUT' });
+  t.ok(answer.queueWaitMs >= 30 && answer.queueWaitMs < 10_000, `waited ${answer.queueWaitMs} ms`);
 });
 
 t.test('a started action is never cut off by the queue deadline', async (t) => {
@@ -135,6 +143,8 @@ t.test('the handler backstop answers 504 but holds the entry until the action en
   const answer = await pending;
   t.ok(Date.now() - started >= 55);
   t.match(answer.outcome, { ok: false, code: 'MAIN_THREAD_TIMEOUT', message: /0\.06 s handler backstop/ });
+  t.ok(answer.queueWaitMs >= 0 && answer.queueWaitMs < 10_000, `waited ${answer.queueWaitMs} ms before it started`);
+  t.ok(answer.runMs >= 50 && answer.runMs < 10_000, `ran ${answer.runMs} ms when the 60 ms backstop answered`);
   t.ok(answer.settled, 'the answer says the work is still running');
   let settled = false;
   void answer.settled!.then(() => (settled = true));
@@ -164,7 +174,7 @@ t.test('close answers queued actions BUSY; they never run', async (t) => {
   const { queue, drainer, ran } = setup(t);
   const pending = queue.submit('probe', 'run', 'x', caller);
   queue.close();
-  t.match((await pending).outcome, { ok: false, code: 'BUSY' });
+  t.same((await pending).outcome, { ok: false, code: 'BUSY', message: 'the bridge is shutting down; nothing reached the world, retry later' });
   drainer.drainFrame();
   t.same(ran, []);
   t.match((await queue.submit('probe', 'run', 'y', caller)).outcome, { ok: false, code: 'BUSY', message: /the bridge is shutting down/ });
@@ -435,12 +445,191 @@ t.test('drained waits for started actions only, and no longer than asked', async
   await queue.drained(5_000);
   t.ok(Date.now() - started < 1_000, 'nothing started: at once');
   const pending = queue.submit('probe', 'run', 'slow', caller);
+  started = Date.now();
+  await queue.drained(5_000);
+  t.ok(Date.now() - started < 1_000, 'queued but not started: at once');
   await tick();
   drainer.drainFrame();
   started = Date.now();
   await queue.drained(60);
   t.ok(Date.now() - started >= 55, 'gives up after the time asked');
   setTimeout(() => finish('done'), 30);
-  await queue.drained(5_000);
+  started = Date.now();
+  const waiting = queue.drained(5_000);
+  t.ok(Date.now() - started < 1_000, 'the wait polls: it never holds the main loop');
+  await waiting;
+  t.ok(Date.now() - started < 4_000, 'over once the action ended, long before the time asked');
   t.same((await pending).outcome, { ok: true, value: 'done' }, 'resolved once the action ended');
+});
+
+/**
+ * The game-thread half alone: the test plays the main loop on the other end of the port, and a
+ * hand-driven clock makes every timing figure exact. `lookupMs`: what finding a command's handler
+ * costs the dispatcher (it stands for the dispatcher's own work); a handler stalls by moving the clock.
+ */
+function drainerAlone(t: Tap.Test, timings: Partial<Timings> = {}) {
+  const { port1, port2 } = new MessageChannel();
+  const shared = createSharedState();
+  const clock = { ms: 1_000_000, lookupMs: 0 };
+  const ran: unknown[] = [];
+  const def = {
+    name: 'probe',
+    frame: (env: FrameEnv<{ stallMs?: number }>) => {
+      ran.push(env.args);
+      clock.ms += env.args?.stallMs ?? 0;
+      return 'ran';
+    },
+  } as unknown as CommandDef;
+  class Costly extends Map<string, CommandDef> {
+    override get(name: string) {
+      clock.ms += clock.lookupMs;
+      return super.get(name);
+    }
+  }
+  const game = { currentTick: () => 0 } as unknown as GameModule;
+  const drainer = createDrainer({
+    port: port2,
+    shared,
+    game,
+    commands: new Costly([['probe', def]]),
+    timings: { ...DEFAULT_TIMINGS, ...timings },
+    now: () => clock.ms,
+  });
+  t.teardown(() => {
+    port1.close();
+    port2.close();
+  });
+  let nextSlot = 0;
+  /** Queues one action as the main loop would; `state`: its entry word (the main loop may have expired it). */
+  const send = (fields: Partial<ActionMessage> = {}, state = ENTRY_QUEUED): ActionMessage => {
+    const slot = nextSlot++;
+    const message: ActionMessage = { slot, id: 100 + slot, command: 'probe', phase: 'run', input: {}, caller, enqueuedAt: clock.ms, items: 1, ...fields };
+    Atomics.store(shared.entries, slot, state);
+    Atomics.add(shared.control, kQueued, 1);
+    port1.postMessage(message);
+    return message;
+  };
+  const replies = (): ActionReply[] => {
+    const out: ActionReply[] = [];
+    for (let r = receiveMessageOnPort(port1); r; r = receiveMessageOnPort(port1)) out.push(r.message as ActionReply);
+    return out;
+  };
+  return { drainer, shared, clock, ran, send, replies };
+}
+
+t.test('drainer replies: expired when it finds the deadline passed, skipped when the main loop expired the entry first', async (t) => {
+  const { drainer, shared, clock, ran, send, replies } = drainerAlone(t, { queueDeadlineMs: 100 });
+  const late = send({ enqueuedAt: clock.ms - 101 }); // waited more than the 100 ms deadline
+  const onTime = send({ enqueuedAt: clock.ms - 100, input: 'on time' }); // exactly the deadline: not more, so it runs
+  const taken = send({}, ENTRY_EXPIRED); // the main loop's deadline timer (or close) won the race
+  const lateAndTaken = send({ enqueuedAt: clock.ms - 500 }, ENTRY_EXPIRED);
+  await tick();
+  drainer.drainFrame();
+  await tick();
+  t.same(replies(), [
+    { kind: 'expired', slot: late.slot, id: late.id },
+    { kind: 'done', slot: onTime.slot, id: onTime.id, outcome: { ok: true, value: 'ran' }, runMs: 0 },
+    { kind: 'skipped', slot: taken.slot, id: taken.id },
+    { kind: 'skipped', slot: lateAndTaken.slot, id: lateAndTaken.id },
+  ]);
+  t.same(ran, ['on time'], 'only the action in time ran');
+  t.equal(Atomics.load(shared.entries, late.slot), ENTRY_EXPIRED, 'the game thread expired it itself: it can never start');
+  t.equal(Atomics.load(shared.entries, onTime.slot), ENTRY_STARTED);
+  t.equal(Atomics.load(shared.entries, taken.slot), ENTRY_EXPIRED);
+  t.equal(shared.startedAt[onTime.slot], clock.ms, 'its start time is published for the backstop');
+});
+
+t.test('frame figures on a hand-driven clock: handler time is not dispatcher overhead; run, queue wait and frame time', async (t) => {
+  const { drainer, shared, clock, send, replies } = drainerAlone(t);
+  clock.lookupMs = 3;
+  send({ enqueuedAt: clock.ms - 250, input: { stallMs: 40 } });
+  send({ enqueuedAt: clock.ms - 250, input: { stallMs: 40 } });
+  await tick();
+  drainer.drainFrame(500);
+  await tick();
+  t.same(
+    replies().map((r) => (r.kind === 'done' ? r.runMs : r.kind)),
+    [43, 43],
+    'runMs: from the start to the answer (the lookup and the 40 ms stall)',
+  );
+  t.equal(shared.stats[sOverheadMs], 6, 'overhead: the two 3 ms lookups, not the 80 ms the handlers stalled');
+  t.equal(shared.stats[sBusyFrames], 1);
+  const wait = readHistogram(shared.histograms, hQueueWait);
+  t.equal(wait.count, 2);
+  t.ok(Math.abs(wait.sum - (0.25 + 0.293)) < 1e-9, `queue waits 250 and 293 ms, in seconds: ${wait.sum}`);
+  const duration = readHistogram(shared.histograms, hFrameDuration);
+  t.ok(Math.abs(duration.sum - 0.586) < 1e-9, `frame time: the 500 ms update and the 86 ms drain, in seconds: ${duration.sum}`);
+});
+
+t.test('full frames: their overhead is summed and its largest kept', async (t) => {
+  const { drainer, shared, clock, send } = drainerAlone(t);
+  const frame = async (lookupMs: number, items: number) => {
+    clock.lookupMs = lookupMs;
+    send({ items });
+    await tick();
+    drainer.drainFrame();
+  };
+  await frame(5, 256); // 256 items: full
+  await frame(2, 256);
+  t.equal(shared.stats[sFullFrames], 2);
+  t.equal(shared.stats[sFullOverheadMs], 7);
+  t.equal(shared.stats[sFullOverheadMaxMs], 5, 'a smaller full frame after a larger one keeps the larger');
+  await frame(9, 1); // not full: counted in the overhead only
+  t.equal(shared.stats[sFullFrames], 2);
+  t.equal(shared.stats[sFullOverheadMaxMs], 5);
+  t.equal(shared.stats[sOverheadMs], 16);
+});
+
+/** The main-loop half alone: the test plays the game thread on the other end of the port. */
+function queueAlone(t: Tap.Test, timings: Partial<Timings> = {}) {
+  const { port1, port2 } = new MessageChannel();
+  const shared = createSharedState();
+  const queue = new GameQueue(port1, shared, { ...DEFAULT_TIMINGS, ...timings });
+  t.teardown(() => {
+    port1.close();
+    port2.close();
+  });
+  /** What the game thread receives next. */
+  const received = async (): Promise<ActionMessage> => {
+    await tick();
+    return receiveMessageOnPort(port2)!.message as ActionMessage;
+  };
+  const answered = <T>(promise: Promise<T>) => {
+    const state = { value: undefined as T | undefined };
+    void promise.then((v) => (state.value = v));
+    return state;
+  };
+  return { queue, shared, received, answered, reply: (r: ActionReply) => port2.postMessage(r) };
+}
+
+t.test('game queue: a reply for a slot with no entry, or for an older id on the slot, is ignored', async (t) => {
+  const { queue, shared, received, answered, reply } = queueAlone(t);
+  const pending = answered(queue.submit('probe', 'run', 'x', caller));
+  const message = await received();
+  t.equal(message.items, 1, 'a lone command counts one item');
+  reply({ kind: 'done', slot: message.slot + 1, id: message.id, outcome: { ok: true, value: 'nobody' }, runMs: 1 });
+  reply({ kind: 'done', slot: message.slot, id: message.id + 1, outcome: { ok: true, value: 'stale' }, runMs: 1 });
+  await sleep(10);
+  t.equal(pending.value, undefined, 'not answered by replies that are not its own');
+  t.equal(queue.pending, 1);
+  shared.startedAt[message.slot] = message.enqueuedAt + 25;
+  reply({ kind: 'done', slot: message.slot, id: message.id, outcome: { ok: true, value: 'mine' }, runMs: 7 });
+  await sleep(10);
+  t.same(pending.value, { outcome: { ok: true, value: 'mine' }, queueWaitMs: 25, runMs: 7, settled: null });
+  t.equal(queue.pending, 0);
+});
+
+t.test('game queue: a deadline that finds the entry expired by the game thread waits for its expired reply', async (t) => {
+  const { queue, shared, received, answered, reply } = queueAlone(t, { queueDeadlineMs: 20, handlerBackstopMs: 30 });
+  const pending = answered(queue.submit('probe', 'run', 'x', caller));
+  const message = await received();
+  Atomics.store(shared.entries, message.slot, ENTRY_EXPIRED); // the game thread's compare-and-swap won
+  await sleep(80); // past the deadline and past where a backstop would have fired
+  t.equal(pending.value, undefined, 'no answer yet: it never started, so no backstop applies');
+  reply({ kind: 'expired', slot: message.slot, id: message.id });
+  await sleep(10);
+  t.match(pending.value, { outcome: { ok: false, code: 'MAIN_THREAD_TIMEOUT', message: TIMEOUT_MESSAGE(20) }, runMs: 0, settled: null });
+  t.ok(pending.value!.queueWaitMs >= 20 && pending.value!.queueWaitMs < 10_000, `waited ${pending.value!.queueWaitMs} ms`);
+  t.equal(queue.pending, 0);
+  t.equal(Atomics.load(shared.entries, message.slot), ENTRY_FREE);
 });
