@@ -1,23 +1,44 @@
 #!/usr/bin/env node
-// `npm test [-- FILE ...]`: the whole tree compiled once (tsconfig.test.json → .build/), then tap on
-// the compiled tests. Plain JavaScript so that it needs no loader itself.
+// `npm test [-- FILE ...]`: the whole tree compiled once (tsconfig.test.json → .build/), then every
+// test file run as its own `node FILE` process, several at a time. Plain JavaScript so that it needs
+// no loader itself.
 //
 // Why compiled: under tsx every thread of every bridge a test starts registers the loader and
 // compiles its imports; a bridge cost 4.7 s of CPU that way against 1.8 s compiled, and the suite
 // is CPU-bound on a 2-core machine.
 //
-// Two lanes run side by side: the files that mostly wait for a real clock (the spec's 5 s, 30 s,
-// 60 s rules, slow clients, crashed processes) all at once in their own lane, so none of them holds
-// one of the two CPU-bound runner slots while it only waits. `npx tap test/x.test.ts` still runs one
-// file from sources (.taprc), which is the quickest way to iterate on it.
+// Why not tap's runner: it starts every test process with `--import @tapjs/processinfo`, whose
+// module hooks then run in every process and worker thread the test starts too. Measured here
+// (2026-11-26): a bridge started, asked one command and closed cost 3.1 s of CPU under those hooks
+// against 1.05 s without, and an empty test file 1.15 s against 0.47 s. The hooks serve tap's
+// coverage and `--changed`, which `npm test` does not use (`npm run coverage` still runs tap).
+// A tap file run alone is a complete TAP producer: it honours TAP_TIMEOUT, prints its plan and
+// totals, and exits non-zero when an assertion failed.
+//
+// Scheduling: the files that mostly wait for a real clock (the spec's 5 s, 30 s, 60 s rules, slow
+// clients, crashed processes) all start at once and hold no CPU slot; the rest share the CPU slots,
+// longest first (by the times of the last run, kept in .build/test-times.json), so no long file
+// starts last. `npx tap test/x.test.ts` still runs one file from sources (.taprc), which is the
+// quickest way to iterate on it.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BUILD = join(ROOT, '.build');
 const RC = join(ROOT, 'test/build.taprc');
+const TIMES = join(BUILD, 'test-times.json');
+/** tap's per-file limit (test/build.taprc `timeout`, seconds); files that need more raise their own. */
+const TIMEOUT_S = Number(readFileSync(RC, 'utf8').match(/^timeout:\s*(\d+)/m)?.[1] ?? 60);
+/** A file still running after this long is stopped from here (the longest ran 90 s at load 15). */
+const WEDGED_MS = 8 * 60_000;
+/**
+ * CPU slots: one per core, and one more, because no test file keeps its core busy all the time
+ * (it waits for bridges, sockets and timers).
+ */
+const JOBS = Number(process.env.GCB_TEST_JOBS) || availableParallelism() + 1;
 
 /** Files that spend most of their time waiting for a clock, not using a CPU. */
 const CLOCK_LANE = new Set([
@@ -46,6 +67,11 @@ if (!noBuild) {
     });
     if (tsc.status !== 0) process.stderr.write(`${tsc.stdout}\ntest: tsc -p ${config} could not emit everything; running the tests anyway\n`);
   }
+  // The thread entries bundled, as `npm run build` ships them (scripts/bundle-workers.mjs says why).
+  for (const out of ['.build', 'dist']) {
+    const bundled = spawnSync(process.execPath, [join(ROOT, 'scripts/bundle-workers.mjs'), out], { stdio: 'inherit' });
+    if (bundled.status !== 0) process.exit(bundled.status ?? 1);
+  }
   pruneOrphans(join(BUILD, 'test'));
 }
 
@@ -58,30 +84,118 @@ if (missing.length > 0) {
   process.stderr.write(`test: no compiled file for ${missing.join(', ')} (is it under test/ and named *.test.ts?)\n`);
   process.exit(2);
 }
-const clock = all.filter((f) => CLOCK_LANE.has(f));
-const cpu = all.filter((f) => !CLOCK_LANE.has(f));
 
-const lanes = [];
-if (cpu.length > 0) lanes.push(runTap(cpu, 2, 'inherit'));
-if (clock.length > 0) lanes.push(runTap(clock, clock.length, 'buffer'));
-const results = await Promise.all(lanes);
-for (const result of results) if (result.output) process.stdout.write(result.output);
+const started = performance.now();
+const lastTimes = readTimes();
+const clock = all.filter((f) => CLOCK_LANE.has(f));
+const cpu = all.filter((f) => !CLOCK_LANE.has(f)).sort((a, b) => (lastTimes[b] ?? 0) - (lastTimes[a] ?? 0));
+const results = [];
+let reported = 0;
+const report = (result) => {
+  results.push(result);
+  const counts = result.counts ? ` (${result.counts.pass}/${result.counts.total})` : '';
+  process.stdout.write(`${result.ok ? 'ok' : 'not ok'} ${++reported} - ${result.file}${counts} # time=${(result.ms / 1000).toFixed(1)}s\n`);
+  // A failing file's whole transcript, where it is seen; passing files stay one line each.
+  if (!result.ok) process.stdout.write(`${indent(result.output)}\n`);
+};
+await Promise.all([...clock.map((file) => runFile(file).then(report)), runQueue(cpu, JOBS, (file) => runFile(file).then(report))]);
+
+const failed = results.filter((r) => !r.ok);
+const assertions = results.reduce((sum, r) => ({ total: sum.total + (r.counts?.total ?? 0), pass: sum.pass + (r.counts?.pass ?? 0) }), { total: 0, pass: 0 });
+if (wanted.length === 0) writeTimes(results);
+process.stdout.write(
+  `\n# ${results.length - failed.length} of ${results.length} files passed; ${assertions.pass} of ${assertions.total} tests; ${((performance.now() - started) / 1000).toFixed(1)} s (${JOBS} CPU slots, ${clock.length} clock-lane files beside them)\n`,
+);
 // CI keeps only the tail of a run: what failed is repeated last, where it is seen.
-const failures = results.flatMap((r) => failuresOf(r.transcript));
-if (failures.length > 0) process.stdout.write(`\n# failures (${failures.length}), repeated from above:\n${failures.join('\n')}\n`);
-process.exit(results.every((r) => r.code === 0) ? 0 : 1);
+const failures = failed.flatMap((r) => [`not ok - ${r.file}${r.why ? `: ${r.why}` : ''}`, ...failuresOf(r.output)]);
+if (failures.length > 0) process.stdout.write(`\n# failures (${failed.length} files), repeated from above:\n${failures.slice(0, 40).join('\n')}\n`);
+process.exit(failed.length === 0 ? 0 : 1);
+
+/** Runs `task` over `items`, at most `jobs` at a time, in order. */
+async function runQueue(items, jobs, task) {
+  const queue = [...items];
+  const worker = async () => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await task(item);
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, items.length) }, worker));
+}
+
+/** One test file in a process of its own; resolves with what it printed and how it ended. */
+function runFile(file) {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [toBuilt(file)], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      TAP_RCFILE: RC,
+      TAP_TIMEOUT: String(TIMEOUT_S),
+      // In NODE_OPTIONS, not the file's own arguments, so that the bridge processes a test starts
+      // have them too: --enable-source-maps, because stacks (GAME_CRASH's stack_top, a failure's
+      // trace) must name the .ts sources; --no-experimental-require-module, because on Node 20.19+
+      // piscina's require() of an ES module under module hooks aborted V8 twice here ("IsGraphAsync
+      // must be used on an instantiated module"); piscina then uses import(), as on Node 20.18.
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --enable-source-maps --no-experimental-require-module`.trim(),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  // tap ends a file at its own timeouts (TAP_TIMEOUT, and what its tests set, up to 180 s); this only
+  // stops a process wedged past all of them, so that a run always ends.
+  const watchdog = setTimeout(() => child.kill('SIGKILL'), WEDGED_MS);
+  return new Promise((resolve) =>
+    child.on('close', (code, signal) => {
+      clearTimeout(watchdog);
+      const counts = countsOf(output);
+      const why =
+        signal === 'SIGKILL'
+          ? `still running after ${WEDGED_MS / 60_000} min: killed`
+          : signal
+            ? `ended by ${signal}`
+            : code !== 0
+              ? `exit code ${code}`
+              : counts === null
+                ? 'no totals printed'
+                : '';
+      resolve({ file, ok: why === '', why, counts, output, ms: performance.now() - t0 });
+    }),
+  );
+}
+
+/** The totals tap prints last: `# { total: 12, pass: 12 }`. */
+function countsOf(output) {
+  const match = output.match(/^# \{ total: (\d+), pass: (\d+)/m);
+  return match ? { total: Number(match[1]), pass: Number(match[2]) } : null;
+}
+
+function indent(text) {
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
+}
+
+function readTimes() {
+  try {
+    return JSON.parse(readFileSync(TIMES, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+function writeTimes(list) {
+  writeFileSync(TIMES, JSON.stringify(Object.fromEntries(list.map((r) => [r.file, Math.round(r.ms)])), null, 1));
+}
 
 /** Each `not ok` line of a TAP transcript with the diagnostics that follow it, a few lines each. */
 function failuresOf(transcript) {
   const lines = transcript.split('\n');
   const found = [];
   for (const [i, line] of lines.entries()) {
-    if (/^not ok \d+ - /.test(line)) {
-      found.push(line); // a file: named alone (it may have failed with no assertion, by a crash or timeout)
-      continue;
-    }
     // Assertions only: a subtest's own `not ok` (with its time) repeats its children.
-    if (!/^\s+not ok /.test(line) || / # time=[\d.]+ms$/.test(line)) continue;
+    if (!/^\s*not ok /.test(line) || / # time=[\d.]+ms$/.test(line)) continue;
     const depth = line.search(/\S/);
     const detail = [];
     for (const next of lines.slice(i + 1, i + 25)) {
@@ -90,34 +204,7 @@ function failuresOf(transcript) {
     }
     found.push([line, ...detail.slice(0, 14)].join('\n'));
   }
-  return found.slice(0, 30);
-}
-
-function runTap(files, jobs, mode) {
-  const tap = join(ROOT, 'node_modules/tap/dist/esm/run.mjs');
-  const child = spawn(process.execPath, [tap, `--jobs=${jobs}`, ...files.map(toBuilt)], {
-    cwd: ROOT,
-    // --no-experimental-require-module: on Node 20.19+ piscina's require() of an ES module under
-    // tap's process hooks aborted V8 twice here ("IsGraphAsync must be used on an instantiated
-    // module", SIGABRT); piscina then falls back to import(), which is what it does on Node 20.18.
-    env: { ...process.env, TAP_RCFILE: RC, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --no-experimental-require-module`.trim() },
-    // Piped in both modes: the transcript is kept to repeat the failures at the end.
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-    if (mode === 'inherit') process.stdout.write(chunk);
-  });
-  child.stderr.on('data', (chunk) => {
-    output += chunk;
-    if (mode === 'inherit') process.stderr.write(chunk);
-  });
-  return new Promise((resolve) =>
-    child.on('exit', (code) =>
-      resolve({ code, transcript: output, output: mode === 'inherit' || !output ? '' : `\n# clock lane (${files.length} files)\n${output}` }),
-    ),
-  );
+  return found.slice(0, 10);
 }
 
 /**

@@ -81,6 +81,18 @@ function percentile(values: number[], p: number): number {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The bridge's highest RSS, sampled every 100 ms from `start` until `done` settles. */
+async function peakRssUntil(bridge: BridgeProcess, done: Promise<unknown>, start: number): Promise<number> {
+  let settled = false;
+  void done.finally(() => (settled = true));
+  let peak = start;
+  while (!settled) {
+    peak = Math.max(peak, (await bridge.request<{ rss: number }>('stats')).rss);
+    await sleep(100);
+  }
+  return peak;
+}
+
 async function stats(bridge: BridgeProcess): Promise<BridgeStatsReply & { stats: { events: { overflowed: number; streams: number; dropped: number } } }> {
   return bridge.request('stats');
 }
@@ -102,8 +114,13 @@ export async function eventsScenario(rows: Row[], raw: Record<string, unknown>, 
   await sleep(1000);
   for (const sub of subscribers) sub.recording = true;
   const counts0 = subscribers.map((s) => s.count);
+  // The reference for the stalled subscriber's memory: RSS growth under this same load without it.
+  await bridge.request('gc');
+  const referenceBefore = (await stats(bridge)).rss;
   const windowStart = performance.now();
-  const during = await command();
+  const duringLoad = command();
+  const referencePeak = await peakRssUntil(bridge, duringLoad, referenceBefore);
+  const during = await duringLoad;
   await sleep(500); // what was emitted by the end of the load is delivered
   for (const sub of subscribers) sub.recording = false;
   const windowS = (performance.now() - windowStart) / 1000;
@@ -155,18 +172,16 @@ export async function eventsScenario(rows: Row[], raw: Record<string, unknown>, 
   const stopStalled = await stalledSubscriber(bridge.url);
   const t0 = performance.now();
   let closedAfterS = NaN;
-  let peakRss = before.rss;
   const stallLoad = command();
   // The kernel's socket buffers take several MB before the bridge's own 1 MiB fills: wait for the
   // close (at most 60 s), and at least as long as the command load runs.
-  let loadDone = false;
-  void stallLoad.finally(() => (loadDone = true));
-  while (performance.now() - t0 < 60_000 && (Number.isNaN(closedAfterS) || !loadDone)) {
-    const now = await stats(bridge);
-    peakRss = Math.max(peakRss, now.rss);
-    if (Number.isNaN(closedAfterS) && now.stats.events.overflowed > 0) closedAfterS = (performance.now() - t0) / 1000;
-    await sleep(100);
-  }
+  const closed = (async () => {
+    while (performance.now() - t0 < 60_000) {
+      if ((await stats(bridge)).stats.events.overflowed > 0) return void (closedAfterS = (performance.now() - t0) / 1000);
+      await sleep(100);
+    }
+  })();
+  const peakRss = await peakRssUntil(bridge, Promise.all([stallLoad, closed]), before.rss);
   await stallLoad;
   await sleep(500);
   const after = await stats(bridge);
@@ -184,13 +199,17 @@ export async function eventsScenario(rows: Row[], raw: Record<string, unknown>, 
     ok: after.stats.events.overflowed === 1 && stalledMissing === 0 && othersReceived.every((r) => r > 0) && stalledP99 <= (2 * 1000) / FPS,
     note: `others: ${stalledMissing} missing, p99 ${stalledP99.toFixed(1)} ms; streams left ${after.stats.events.streams}`,
   });
+  // What the stalled subscriber adds: the growth under the load with it, less the growth under the
+  // same load without it (the command load alone moved RSS by 6 to 36 MB between full runs).
+  const stalledGrowthMb = (peakRss - before.rss) / 2 ** 20;
+  const referenceGrowthMb = (referencePeak - referenceBefore) / 2 ** 20;
   rows.push({
-    scenario: 'events: bridge RSS growth while a subscriber stalls',
-    value: (peakRss - before.rss) / 2 ** 20,
+    scenario: 'events: bridge RSS growth a stalled subscriber adds',
+    value: stalledGrowthMb - referenceGrowthMb,
     unit: 'MB',
-    target: 'bounded: its buffer (1 MiB) plus noise, ≤ 16 MB',
-    ok: (peakRss - before.rss) / 2 ** 20 <= 16,
-    note: `RSS before ${(before.rss / 2 ** 20).toFixed(0)} MB, peak ${(peakRss / 2 ** 20).toFixed(0)} MB`,
+    target: 'bounded: its buffer (1 MiB) plus noise, ≤ 16 MB beyond the same load without it',
+    ok: stalledGrowthMb - referenceGrowthMb <= 16,
+    note: `growth with it ${stalledGrowthMb.toFixed(1)} MB (RSS ${(before.rss / 2 ** 20).toFixed(0)} → ${(peakRss / 2 ** 20).toFixed(0)} MB), without it ${referenceGrowthMb.toFixed(1)} MB`,
   });
   raw.events = {
     alone,
@@ -199,7 +218,17 @@ export async function eventsScenario(rows: Row[], raw: Record<string, unknown>, 
     missing,
     p50,
     p99,
-    stalled: { closedAfterS, before: before.stats.events, after: after.stats.events, peakRss, othersReceived, stalledMissing, stalledP99 },
+    stalled: {
+      closedAfterS,
+      before: before.stats.events,
+      after: after.stats.events,
+      peakRss,
+      referenceBefore,
+      referencePeak,
+      othersReceived,
+      stalledMissing,
+      stalledP99,
+    },
   };
   stopStalled();
   for (const sub of subscribers) sub.close();

@@ -1,8 +1,7 @@
 import { basename, dirname, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { distance } from 'fastest-levenshtein';
 import { LIMITS } from '../limits.ts';
-import { FROM_SOURCE } from '../shared/modules.ts';
+import { PACKAGE } from '../shared/package-root.ts';
 import { ERROR_STATUS, isErrorCode, type ErrorCode } from './codes.ts';
 
 /** spec: error.exception, present for game crashes and game rejections. */
@@ -80,8 +79,8 @@ export function describeException(err: unknown, type?: string): ExceptionInfo {
   return { type: typeof err, message: withoutMachinePaths(String(err)), stack_top: '' };
 }
 
-/** The package root (package.json's folder), from src/errors/ or dist/src/errors/. */
-const PACKAGE_ROOT = fileURLToPath(new URL(FROM_SOURCE ? '../../' : '../../../', import.meta.url));
+// Absolute paths inside it are shown relative to it.
+const PACKAGE_ROOT = PACKAGE.root;
 // An absolute path of two segments or more (a file URL's path included), not part of a URL or a
 // relative path: `/a/b.ts`, not `x/y`, `1/2`, `//host/` or `/health`.
 const ABSOLUTE_PATH = /(?<![\w.:/~-])(?:file:\/\/)?(\/(?:[\w.@+~-]+\/)+[\w.@+~-]*)/g;

@@ -14,7 +14,7 @@ const unhandled: unknown[] = [];
 process.on('unhandledRejection', (reason) => unhandled.push(reason));
 
 t.test('a pool command queues only its frame call, through commandModules', async (t) => {
-  const b = await startTestBridge(t, { commandModules: [EXTRA] });
+  const b = await startTestBridge(t, { commandModules: [EXTRA], poolThreads: 2 });
   const res = await b.cmd('double_on_frame', { n: 21 });
   t.equal(res.status, 200);
   t.same(res.body.result, { doubled: 42, thread: 'pool' });
@@ -24,7 +24,7 @@ t.test('a pool command queues only its frame call, through commandModules', asyn
 });
 
 t.test('worker faults', async (t) => {
-  const b = await startTestBridge(t, { commandModules: [EXTRA], poolMemoryMb: 64 });
+  const b = await startTestBridge(t, { commandModules: [EXTRA], poolMemoryMb: 64, poolThreads: 2 });
   const threads = b.bridge.stats().poolThreads;
   // warm every worker first: a worker's first task also pays for loading the command catalogue
   await Promise.all(Array.from({ length: 8 }, () => b.cmd('whoami')));
@@ -49,7 +49,7 @@ t.test('worker faults', async (t) => {
 });
 
 t.test('a pool handler that never returns: 504 at the backstop, its worker replaced, its slot back', async (t) => {
-  const b = await startTestBridge(t, { commandModules: [EXTRA], timings: { handlerBackstopMs: 6000 } });
+  const b = await startTestBridge(t, { commandModules: [EXTRA], timings: { handlerBackstopMs: 6000 }, poolThreads: 2 });
   const threads = b.bridge.stats().poolThreads;
   await Promise.all(Array.from({ length: 8 }, () => b.cmd('whoami')));
   const hung = await b.cmd('hang_pool');
@@ -63,7 +63,7 @@ t.test('a pool handler that never returns: 504 at the backstop, its worker repla
 });
 
 t.test('a game thread that dies: GAME_CRASH for what was pending, then a fresh world serves', async (t) => {
-  const b = await startTestBridge(t, { commandModules: [EXTRA] });
+  const b = await startTestBridge(t, { commandModules: [EXTRA], poolThreads: 2 });
   const died = await b.cmd('exit_game');
   t.equal(died.status, 500);
   t.match(died.body.error, { code: 'GAME_CRASH', message: /game thread exited \(code 7\)/ });

@@ -16,7 +16,7 @@ const unhandled: unknown[] = [];
 process.on('unhandledRejection', (reason) => unhandled.push(reason));
 
 t.test('a pool worker that dies inside screenshot or load_world', async (t) => {
-  const b = await startTestBridge(t, { game: FRAGILE_GAME });
+  const b = await startTestBridge(t, { game: FRAGILE_GAME, poolThreads: 2 });
   const threads = b.bridge.stats().poolThreads;
   await Promise.all(Array.from({ length: 4 }, () => b.cmd('whoami'))); // warm the workers
 

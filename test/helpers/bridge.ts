@@ -51,7 +51,9 @@ export async function startTestBridge(t: Test, options: BridgeOptions = {}): Pro
     },
   });
   const logger = pino({ level: 'debug', base: undefined }, destination);
-  const bridge = await startBridge({ game: TINY_GAME, port: 0, poolThreads: 2, ...options, configDir, logger });
+  // One pool thread unless a test asks for more: each thread costs ~120 ms of CPU to start, and the
+  // suite starts hundreds of bridges on 2 cores. Tests of the pool's own behaviour set poolThreads.
+  const bridge = await startBridge({ game: TINY_GAME, port: 0, poolThreads: 1, ...options, configDir, logger });
   t.teardown(() => bridge.close());
   const token = bridge.token;
   const fetchBridge = (path: string, init: RequestInit & { auth?: boolean } = {}) => {
