@@ -113,7 +113,8 @@ export async function startQuietBridge(t: Test, options: BridgeOptions = {}): Pr
     },
   });
   const logger = pino({ level: 'info', base: undefined }, destination);
-  const bridge = await startBridge({ port: 0, poolThreads: 2, ...options, configDir, logger });
+  // One pool thread unless a test asks for more (test/helpers/bridge.ts says why).
+  const bridge = await startBridge({ port: 0, poolThreads: 1, ...options, configDir, logger });
   t.teardown(() => bridge.close());
   return { bridge, token: bridge.token, url: bridge.url, configDir, lineCount: () => lines, kept };
 }
