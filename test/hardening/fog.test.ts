@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { SANDBOX_GAME } from '../../src/bridge.ts';
 import { startTestBridge, tempDir, writeConfig } from '../helpers/bridge.ts';
+import { TEST_CAPS } from './fuzz-setup.ts';
 import { argsArbitrary, JsonObject, toJsonText, type CommandDescriptor } from './schema-arbitrary.ts';
 
 // Strong tokens (at least 32 characters, 16 distinct), as agents.json will require.
@@ -135,7 +136,9 @@ t.test('no faction player under partial_intel reads another kingdom', async (t) 
             return rest; // asset ids are not races: leave race out, the filter is by kingdom and place
           });
       default:
-        return argsArbitrary(command.schema);
+        // The fuzz's caps: without them recv_events drew wait_ms up to 25 s (the paused world emits
+        // nothing), and 80 runs took 5 to 58 s, past the file's 60 s limit once at load.
+        return argsArbitrary(command.schema, { caps: TEST_CAPS });
     }
   };
 
