@@ -118,10 +118,10 @@ export function mergeReport(file: URL, report: { date: string; only: string[]; s
       lines[at] = line(row);
       continue;
     }
-    let last = -1;
-    lines.forEach((l, i) => {
-      if (l.startsWith('| ')) last = i;
-    });
+    // A new scenario joins the results table (the file's first), not a hand-written one below it.
+    const first = lines.findIndex((l) => l.startsWith('| '));
+    let last = first;
+    while (last + 1 < lines.length && lines[last + 1]!.startsWith('|')) last++;
     lines.splice(last + 1, 0, line(row));
   }
   const settings = Object.entries(report.settings)

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import t from 'tap';
-import { keptSections, writeReport } from '../../bench/lib/report.ts';
+import { keptSections, mergeReport, writeReport } from '../../bench/lib/report.ts';
 import { tempDir } from '../helpers/bridge.ts';
 import { REPO_ROOT } from '../helpers/paths.ts';
 
@@ -38,4 +38,25 @@ t.test('no file or no section: nothing kept', async (t) => {
 t.test('the repository report has the section', async (t) => {
   const text = readFileSync(join(REPO_ROOT, 'docs/benchmarks.md'), 'utf8');
   t.equal(keptSections(text).length, 1, "docs/benchmarks.md has its hand-written '## Where a request's time goes'");
+});
+
+t.test('a partial run replaces its rows and adds a new one to the results table, not to a hand-written table', async (t) => {
+  const file = pathToFileURL(join(tempDir('gcb-report-'), 'benchmarks.md'));
+  writeReport(file, { ...report, rows: [...report.rows, { scenario: 'GET /capabilities', value: 900, unit: 'req/s' }] });
+  writeFileSync(file, `${readFileSync(file, 'utf8')}\n## Where a request's time goes\n\n| hand | written |\n|---|---|\n| 1 | 2 |\n`);
+  mergeReport(file, {
+    date: '2026-11-26',
+    only: ['health'],
+    settings: { durationS: 1 },
+    rows: [
+      { scenario: 'GET /health', value: 2000, unit: 'req/s' },
+      { scenario: 'a new scenario', value: 3, unit: 'MB' },
+    ],
+  });
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const at = (prefix: string) => lines.findIndex((l) => l.startsWith(prefix));
+  t.match(lines[at('| GET /health |')], /\| 2000 req\/s \|/, 'the measured row is replaced');
+  t.equal(at('| a new scenario |'), at('| GET /capabilities |') + 1, 'the new row follows the last row of the results table');
+  t.ok(at('| a new scenario |') < at("## Where a request's time goes"));
+  t.ok(at('Partial run `--only health` on 2026-11-26') !== -1, 'the partial run is noted');
 });
