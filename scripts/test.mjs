@@ -86,7 +86,7 @@ if (!noBuild) {
 ensureTapBuilt();
 
 const toBuilt = (file) => join(BUILD, file.replace(/\.ts$/, '.js'));
-const all = wanted.length > 0 ? wanted.map((f) => relative(ROOT, join(process.cwd(), f))) : listTests(join(ROOT, 'test'));
+const all = wanted.length > 0 ? [...new Set(wanted.map((f) => relative(ROOT, join(process.cwd(), f))))] : listTests(join(ROOT, 'test'));
 const missing = all.filter((f) => !existsSync(toBuilt(f)));
 if (missing.length > 0) {
   process.stderr.write(`test: no compiled file for ${missing.join(', ')} (is it under test/ and named *.test.ts?)\n`);

@@ -4,6 +4,7 @@ import { presentedToken, type CredentialTable } from '../auth/credentials.ts';
 import { createHostCheck, originAllowed } from '../auth/host-origin.ts';
 import type { Session } from '../session/session.ts';
 import { header, requestId, round, type AppContext, type Env, type RequestLog } from './context.ts';
+import { requestLineWriter } from './request-line.ts';
 import { fail } from './respond.ts';
 
 export interface AuthenticateDeps {
@@ -38,10 +39,11 @@ const OTHER_PATH = '(other)';
 export function authenticate(deps: AuthenticateDeps, onError: (err: Error, c: AppContext) => Response): Guard {
   const hostAllowed = createHostCheck(deps.port);
   const onAnswered = deps.onAnswered;
+  const writeLine = requestLineWriter(deps.log);
   const finish = (line: RequestLog, t0: number, c: AppContext) => {
     const ms = performance.now() - t0;
     line.ms = round(ms);
-    deps.log.info(line, 'request');
+    writeLine(line);
     if (onAnswered) onAnswered(line, c.req.path, ms / 1000);
   };
   return (handler) =>

@@ -8,9 +8,12 @@ export type { Logger };
  * the bridge never logs headers or configs, and redaction is the second line of defence for any
  * object that carries one by mistake.
  */
+/** Loggers made by createLogger: their line format is known, so hot lines may be written directly. */
+const OWN = new WeakSet<Logger>();
+
 export function createLogger(options: { level?: string; destination?: DestinationStream } = {}): Logger {
   const destination = options.destination ?? stderrDestination();
-  return pino(
+  const logger = pino(
     {
       level: options.level ?? process.env.GCB_LOG_LEVEL ?? 'info',
       base: undefined,
@@ -22,6 +25,17 @@ export function createLogger(options: { level?: string; destination?: Destinatio
     },
     destination,
   );
+  OWN.add(logger);
+  return logger;
+}
+
+/**
+ * Where a hot line may be written as ready-made JSON, bypassing pino's serialiser: the logger's
+ * stream when it is one of ours (no formatters, mixins or hooks, so pino would write exactly
+ * `{"level":30,"time":…,<fields>,"msg":…}`), else null (an embedder's logger: use its methods).
+ */
+export function rawStreamOf(log: Logger): DestinationStream | null {
+  return OWN.has(log) ? ((log as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym] ?? null) : null;
 }
 
 /**

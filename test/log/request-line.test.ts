@@ -1,0 +1,78 @@
+// The request log line written directly (src/http/request-line.ts) is byte for byte what pino writes
+// for the same fields through the bridge's own logger; an embedder's logger still gets info().
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import t from 'tap';
+import type { RequestLog } from '../../src/http/context.ts';
+import { requestLineWriter } from '../../src/http/request-line.ts';
+import { createLogger } from '../../src/log/logger.ts';
+
+function capture(): { stream: Writable; lines: string[] } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  return { stream, lines };
+}
+
+const base: RequestLog = {
+  rid: '1b4e28ba-2fa1-11d2-883f-00163e8a1c2d',
+  method: 'GET',
+  path: '/health',
+  agent: null,
+  command: null,
+  status: 200,
+  code: null,
+  admission_wait_ms: 0,
+  queue_wait_ms: 0,
+  run_ms: 0,
+  ms: 0.12,
+};
+
+const lines: RequestLog[] = [
+  base,
+  { ...base, method: 'POST', path: '/cmd', agent: 'athena', command: 'whoami', admission_wait_ms: 1.5, queue_wait_ms: 16.67, run_ms: 0.01, ms: 20.33 },
+  { ...base, path: '(other)', status: 401, code: 'UNAUTHORIZED', ms: 3 },
+  { ...base, agent: 'a"quote\\back\nline\u2028é', command: '</script>', status: 400, code: 'BAD_ARGS', rid: 'client:req-1.2_3' },
+  { ...base, ms: 1234567.89, run_ms: -0 },
+];
+
+t.test("the bridge's logger: the direct line equals pino's, field for field and byte for byte", async (t) => {
+  const direct = capture();
+  const viaPino = capture();
+  const write = requestLineWriter(createLogger({ destination: direct.stream }));
+  const reference = createLogger({ destination: viaPino.stream });
+  for (const line of lines) {
+    write(line);
+    reference.info(line, 'request');
+  }
+  t.equal(direct.lines.length, lines.length);
+  const withoutTime = (text: string) => text.replace(/"time":\d+,/, '"time":0,');
+  for (const [i, text] of direct.lines.entries()) {
+    t.equal(withoutTime(text), withoutTime(viaPino.lines[i]!), `line ${i}`);
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    t.ok(Math.abs((parsed.time as number) - Date.now()) < 60_000, 'time is now, in ms since the epoch');
+  }
+});
+
+t.test('a level above info writes nothing, and a level lowered at run time is honoured', async (t) => {
+  const out = capture();
+  const log = createLogger({ level: 'warn', destination: out.stream });
+  const write = requestLineWriter(log);
+  write(base);
+  t.equal(out.lines.length, 0);
+  log.level = 'info';
+  write(base);
+  t.equal(out.lines.length, 1);
+});
+
+t.test("an embedder's logger gets the line through info(), with its own format", async (t) => {
+  const out = capture();
+  const log = pino({ base: { app: 'game' }, formatters: { level: (label) => ({ level: label }) } }, out.stream);
+  requestLineWriter(log)({ ...base, agent: 'ares' });
+  const parsed = JSON.parse(out.lines[0]!) as Record<string, unknown>;
+  t.match(parsed, { level: 'info', app: 'game', msg: 'request', agent: 'ares', path: '/health', status: 200 });
+});
