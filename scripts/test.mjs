@@ -51,6 +51,26 @@ const CLOCK_LANE = new Set([
   'test/multi-agent/turn-timeout.test.ts',
 ]);
 
+/**
+ * The longest CPU-lane files of a full run (2026-11-26), started first when no earlier run's times
+ * are known (a fresh clone, as in CI), so that none of them starts near the end and runs alone.
+ */
+const LONGEST = [
+  'test/gcb/cli.test.ts',
+  'test/hardening/save-crash.test.ts',
+  'test/mcp/stdio.test.ts',
+  'test/hardening/fuzz.test.ts',
+  'test/cli/start.test.ts',
+  'test/cli/runtime-file.test.ts',
+  'test/client/client.test.ts',
+  'test/hardening/game-faults.test.ts',
+  'test/view/faction.test.ts',
+  'test/hardening/admission-race.test.ts',
+  'test/view/page.test.ts',
+  'test/readme.test.ts',
+  'test/http/order.test.ts',
+];
+
 const args = process.argv.slice(2);
 const noBuild = args.includes('--no-build');
 const wanted = args.filter((a) => !a.startsWith('--'));
@@ -96,7 +116,8 @@ if (missing.length > 0) {
 const started = performance.now();
 const lastTimes = readTimes();
 const clock = all.filter((f) => CLOCK_LANE.has(f));
-const cpu = all.filter((f) => !CLOCK_LANE.has(f)).sort((a, b) => (lastTimes[b] ?? 0) - (lastTimes[a] ?? 0));
+const expectedMs = (file) => lastTimes[file] ?? (LONGEST.includes(file) ? 60_000 - LONGEST.indexOf(file) : 0);
+const cpu = all.filter((f) => !CLOCK_LANE.has(f)).sort((a, b) => expectedMs(b) - expectedMs(a));
 const results = [];
 let reported = 0;
 const report = (result) => {
