@@ -79,8 +79,6 @@ export function describeException(err: unknown, type?: string): ExceptionInfo {
   return { type: typeof err, message: withoutMachinePaths(String(err)), stack_top: '' };
 }
 
-// Absolute paths inside it are shown relative to it.
-const PACKAGE_ROOT = PACKAGE.root;
 // An absolute path of two segments or more (a file URL's path included), not part of a URL or a
 // relative path: `/a/b.ts`, not `x/y`, `1/2`, `//host/` or `/health`.
 const ABSOLUTE_PATH = /(?<![\w.:/~-])(?:file:\/\/)?(\/(?:[\w.@+~-]+\/)+[\w.@+~-]*)/g;
@@ -93,7 +91,7 @@ const ABSOLUTE_PATH = /(?<![\w.:/~-])(?:file:\/\/)?(\/(?:[\w.@+~-]+\/)+[\w.@+~-]
 export function withoutMachinePaths(text: string): string {
   if (!text.includes('/')) return text;
   return text.replace(ABSOLUTE_PATH, (_match, path: string) => {
-    const inside = relative(PACKAGE_ROOT, path);
+    const inside = relative(PACKAGE.root, path);
     if (!inside.startsWith('..') && !inside.startsWith(sep)) return inside;
     return `…/${basename(dirname(path))}/${basename(path)}`;
   });

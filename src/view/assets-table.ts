@@ -3,9 +3,9 @@
 // time and nothing comes from a CDN. Only files named here are served: a path is a key, not a path
 // on disk.
 import { readdirSync, readFileSync } from 'node:fs';
-import { extname } from 'node:path';
+import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FROM_SOURCE } from '../shared/modules.ts';
+import { PACKAGE } from '../shared/package-root.ts';
 
 export interface Asset {
   type: string;
@@ -31,8 +31,8 @@ const VENDOR: Record<string, string> = {
   'uplot.css': 'uplot/dist/uPlot.min.css',
 };
 
-/** The page's own files: beside this module from sources, under the package's src/ when compiled. */
-export const ASSETS_DIR = fileURLToPath(new URL(FROM_SOURCE ? './assets/' : '../../../src/view/assets/', import.meta.url));
+/** The page's own files, in the package's src/ (compiled code serves them from there too). */
+export const ASSETS_DIR = join(PACKAGE.root, 'src/view/assets/');
 
 /** Every servable file by URL path, read once. */
 export function loadAssets(): Map<string, Asset> {
