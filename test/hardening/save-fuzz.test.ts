@@ -29,11 +29,12 @@ function paths(tree: Tree, at: Array<string | number> = [], out: Array<Array<str
   else if (tree && typeof tree === 'object') for (const [k, v] of Object.entries(tree)) paths(v, [...at, k], out);
   return out;
 }
+/** Sets the value at `at`; nothing when an earlier edit replaced or removed a node on the way. */
 function setAt(tree: Tree, at: Array<string | number>, value: unknown): Tree {
   if (at.length === 0) return value;
-  let node = tree as Record<string | number, unknown>;
-  for (const key of at.slice(0, -1)) node = node[key] as Record<string | number, unknown>;
-  node[at.at(-1)!] = value;
+  const parent = getAt(tree, at.slice(0, -1));
+  // Paths are taken from the unedited save (seed 363991078 set a node to 65536, then a field under it).
+  if (parent !== null && typeof parent === 'object') (parent as Record<string | number, unknown>)[at.at(-1)!] = value;
   return tree;
 }
 function getAt(tree: Tree, at: Array<string | number>): unknown {
