@@ -101,7 +101,13 @@ export class GameThreadHost {
     await running.queue.drained(50);
     Atomics.store(this.#shared.control, kStopping, 1);
     running.worker.postMessage({ type: 'stop' } satisfies GameThreadControl);
-    await Promise.race([new Promise((done) => running.worker.once('exit', done)), sleep(200)]);
+    // 'stopped' means the game has cleaned up; the thread itself may be kept alive by the game's own
+    // timers or ports, so it is ended then rather than after the whole 200 ms.
+    const finished = new Promise((done) => {
+      running.worker.on('message', (event: GameThreadEvent) => event.type === 'stopped' && done(undefined));
+      running.worker.once('exit', done);
+    });
+    await Promise.race([finished, sleep(200)]);
     await running.worker.terminate();
     running.queue.fail(busy('the bridge is shutting down'));
     running.port.close();
