@@ -25,6 +25,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CLOCK_LANE, GROUP_SIZE, LONGEST, SHARED_PROCESS } from './test-lanes.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BUILD = join(ROOT, '.build');
@@ -39,37 +40,6 @@ const WEDGED_MS = 8 * 60_000;
  * (it waits for bridges, sockets and timers).
  */
 const JOBS = Number(process.env.GCB_TEST_JOBS) || availableParallelism() + 1;
-
-/** Files that spend most of their time waiting for a clock, not using a CPU. */
-const CLOCK_LANE = new Set([
-  'test/timing/deadline-and-backstop.test.ts',
-  'test/timing/admission-and-reload.test.ts',
-  'test/bridge/pool-faults.test.ts',
-  'test/hardening/slow-clients.test.ts',
-  'test/hardening/aborts.test.ts',
-  'test/hardening/pool-workers.test.ts',
-  'test/multi-agent/turn-timeout.test.ts',
-]);
-
-/**
- * The longest CPU-lane files of a full run (2026-11-26), started first when no earlier run's times
- * are known (a fresh clone, as in CI), so that none of them starts near the end and runs alone.
- */
-const LONGEST = [
-  'test/gcb/cli.test.ts',
-  'test/hardening/save-crash.test.ts',
-  'test/mcp/stdio.test.ts',
-  'test/hardening/fuzz.test.ts',
-  'test/cli/start.test.ts',
-  'test/cli/runtime-file.test.ts',
-  'test/client/client.test.ts',
-  'test/hardening/game-faults.test.ts',
-  'test/view/faction.test.ts',
-  'test/hardening/admission-race.test.ts',
-  'test/view/page.test.ts',
-  'test/readme.test.ts',
-  'test/http/order.test.ts',
-];
 
 const args = process.argv.slice(2);
 const noBuild = args.includes('--no-build');
@@ -116,8 +86,14 @@ if (missing.length > 0) {
 const started = performance.now();
 const lastTimes = readTimes();
 const clock = all.filter((f) => CLOCK_LANE.has(f));
-const expectedMs = (file) => lastTimes[file] ?? (LONGEST.includes(file) ? 60_000 - LONGEST.indexOf(file) : 0);
-const cpu = all.filter((f) => !CLOCK_LANE.has(f)).sort((a, b) => expectedMs(b) - expectedMs(a));
+// With no earlier times (a fresh clone): the longest files first, then the groups, then the rest.
+const expectedMs = (file) => lastTimes[file] ?? (LONGEST.includes(file) ? 60_000 - LONGEST.indexOf(file) : SHARED_PROCESS.has(file) ? 2_000 : 0);
+const shared = all.filter((f) => SHARED_PROCESS.has(f));
+const groups = balance(shared, Math.ceil(shared.length / GROUP_SIZE));
+const expectedOf = (job) => (Array.isArray(job) ? job.reduce((sum, file) => sum + expectedMs(file), 0) : expectedMs(job));
+const cpu = [...all.filter((f) => !CLOCK_LANE.has(f) && !SHARED_PROCESS.has(f)), ...(shared.length > 1 ? groups : shared)].sort(
+  (a, b) => expectedOf(b) - expectedOf(a),
+);
 const results = [];
 let reported = 0;
 const report = (result) => {
@@ -127,18 +103,36 @@ const report = (result) => {
   // A failing file's whole transcript, where it is seen; passing files stay one line each.
   if (!result.ok) process.stdout.write(`${indent(result.output)}\n`);
 };
-await Promise.all([...clock.map((file) => runFile(file).then(report)), runQueue(cpu, JOBS, (file) => runFile(file).then(report))]);
+await Promise.all([
+  ...clock.map((file) => runFile(file).then(report)),
+  runQueue(cpu, JOBS, (job) => (Array.isArray(job) ? runGroup(job) : runFile(job).then(report))),
+]);
 
 const failed = results.filter((r) => !r.ok);
 const assertions = results.reduce((sum, r) => ({ total: sum.total + (r.counts?.total ?? 0), pass: sum.pass + (r.counts?.pass ?? 0) }), { total: 0, pass: 0 });
 if (wanted.length === 0) writeTimes(results);
 process.stdout.write(
-  `\n# ${results.length - failed.length} of ${results.length} files passed; ${assertions.pass} of ${assertions.total} tests; ${((performance.now() - started) / 1000).toFixed(1)} s (${JOBS} CPU slots, ${clock.length} clock-lane files beside them)\n`,
+  `\n# ${fileCount(results) - fileCount(failed)} of ${fileCount(results)} files passed; ${assertions.pass} of ${assertions.total} tests; ${((performance.now() - started) / 1000).toFixed(1)} s (${JOBS} CPU slots, ${clock.length} clock-lane files beside them)\n`,
 );
 // CI keeps only the tail of a run: what failed is repeated last, where it is seen.
 const failures = failed.flatMap((r) => [`not ok - ${r.file}${r.why ? `: ${r.why}` : ''}`, ...failuresOf(r.output)]);
 if (failures.length > 0) process.stdout.write(`\n# failures (${failed.length} files), repeated from above:\n${failures.slice(0, 40).join('\n')}\n`);
 process.exit(failed.length === 0 ? 0 : 1);
+
+/** `files` dealt into `count` groups of about equal expected time, longest first. */
+function balance(files, count) {
+  const groups = Array.from({ length: count }, () => ({ files: [], ms: 0 }));
+  for (const file of [...files].sort((a, b) => expectedMs(b) - expectedMs(a))) {
+    const lightest = groups.reduce((min, g) => (g.ms < min.ms || (g.ms === min.ms && g.files.length < min.files.length) ? g : min));
+    lightest.files.push(file);
+    lightest.ms += expectedMs(file);
+  }
+  return groups.map((g) => g.files.sort());
+}
+
+function fileCount(list) {
+  return list.reduce((sum, r) => sum + (r.files?.length ?? 1), 0);
+}
 
 /** Runs `task` over `items`, at most `jobs` at a time, in order. */
 async function runQueue(items, jobs, task) {
@@ -149,15 +143,36 @@ async function runQueue(items, jobs, task) {
   await Promise.all(Array.from({ length: Math.min(jobs, items.length) }, worker));
 }
 
+/**
+ * Several files in one process, imported in turn: their tests become subtests of one root, run one
+ * after another. Reported as one line; when it fails, each file is run again alone and reported.
+ */
+async function runGroup(files) {
+  const timeoutS = TIMEOUT_S + 30 * files.length;
+  const label = `${files.length} files in one process (${files[0]} … ${files.at(-1)})`;
+  const result = await runProcess(label, [join(ROOT, 'scripts/test-group.mjs'), String(timeoutS * 1000), ...files.map(toBuilt)], timeoutS);
+  if (result.ok) return report({ ...result, files });
+  const alone = [];
+  for (const file of files) alone.push(await runFile(file));
+  alone.forEach(report);
+  // Each passing alone means the files disturb one another: that is a failure too, of the group.
+  if (alone.every((r) => r.ok))
+    report({ ...result, why: `${result.why}; each file passed alone, so one of them leaves state behind that another trips on`, files: [] });
+}
+
 /** One test file in a process of its own; resolves with what it printed and how it ended. */
 function runFile(file) {
+  return runProcess(file, [toBuilt(file)], TIMEOUT_S);
+}
+
+function runProcess(file, argv, timeoutS) {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [toBuilt(file)], {
+  const child = spawn(process.execPath, argv, {
     cwd: ROOT,
     env: {
       ...process.env,
       TAP_RCFILE: RC,
-      TAP_TIMEOUT: String(TIMEOUT_S),
+      TAP_TIMEOUT: String(timeoutS),
       // In NODE_OPTIONS, not the file's own arguments, so that the bridge processes a test starts
       // have them too: --enable-source-maps, because stacks (GAME_CRASH's stack_top, a failure's
       // trace) must name the .ts sources; --no-experimental-require-module, because on Node 20.19+
@@ -215,7 +230,9 @@ function readTimes() {
 }
 
 function writeTimes(list) {
-  writeFileSync(TIMES, JSON.stringify(Object.fromEntries(list.map((r) => [r.file, Math.round(r.ms)])), null, 1));
+  // A group's time is shared out evenly among its files.
+  const times = list.flatMap((r) => (r.files ?? [r.file]).map((file) => [file, Math.round(r.ms / (r.files?.length ?? 1))]));
+  writeFileSync(TIMES, JSON.stringify(Object.fromEntries(times), null, 1));
 }
 
 /** Each `not ok` line of a TAP transcript with the diagnostics that follow it, a few lines each. */
