@@ -49,8 +49,6 @@ export async function main(argv: string[]): Promise<void> {
     if (code === 'EADDRINUSE') fatal(`port ${port ?? 'from bridge.toml'} is already in use; pick another with --port N or [Bridge] port`);
     fatal(`the bridge could not start: ${(err as Error).message}`);
   }
-  // decisions §1: one line with the URL, the config file and mod_version; never the token.
-  process.stdout.write(`Game Control Bridge ${bridge.info.modVersion} listening on ${bridge.url} (config: ${bridge.configPath})\n`);
   let stopping = false;
   const stop = () => {
     if (stopping) return;
@@ -64,6 +62,10 @@ export async function main(argv: string[]): Promise<void> {
   process.on('SIGTERM', stop);
   // decisions §10: SIGHUP reads agents.json again at once (it is also polled every 2 s).
   process.on('SIGHUP', () => void bridge.reloadAgents());
+  // decisions §1: one line with the URL, the config file and mod_version; never the token. Written
+  // after the handlers: a supervisor may send SIGTERM the moment it reads the line (a test's SIGINT
+  // once arrived in between and ended the process before it could close).
+  process.stdout.write(`Game Control Bridge ${bridge.info.modVersion} listening on ${bridge.url} (config: ${bridge.configPath})\n`);
 }
 
 function fatal(message: string): never {

@@ -276,7 +276,6 @@ async function mcp(argv: string[], io: Io): Promise<Outcome> {
     await probe(url);
   }
   const server = await startMcpHttpServer({ bridgeUrl: url, port, prefix, clientOptions: { onRetry } });
-  process.stdout.write(`gcb mcp listening on ${server.url} (bridge ${url}${tools})\n`);
   let stopping = false;
   const stop = () => {
     if (stopping) return;
@@ -288,6 +287,8 @@ async function mcp(argv: string[], io: Io): Promise<Outcome> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // After the handlers: whoever reads this line may signal at once.
+  process.stdout.write(`gcb mcp listening on ${server.url} (bridge ${url}${tools})\n`);
   return undefined;
 }
 
