@@ -1,8 +1,8 @@
-import { randomInt } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import toml from 'toml';
 import type { TSchema } from '@sinclair/typebox';
+import { generateToken } from '../auth/token-strength.ts';
 import { LIMITS } from '../limits.ts';
 import { createAjv } from './ajv.ts';
 import { BridgeToml, SECTIONS } from './schema.ts';
@@ -26,15 +26,6 @@ export interface LoadedConfig {
 }
 
 const validate = createAjv().compile<BridgeToml>(BridgeToml);
-
-const TOKEN_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
-/** decisions §1: 48 characters of [A-Za-z0-9] from crypto (randomInt is unbiased). */
-export function generateToken(): string {
-  let token = '';
-  for (let i = 0; i < LIMITS.tokenLength; i++) token += TOKEN_ALPHABET[randomInt(TOKEN_ALPHABET.length)];
-  return token;
-}
 
 function template(token: string): string {
   return `# Game Control Bridge configuration. Written on first launch; edit freely.

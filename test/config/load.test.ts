@@ -1,7 +1,8 @@
 import { mkdirSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { ConfigError, generateToken, loadConfig } from '../../src/config/load.ts';
+import { generateToken } from '../../src/auth/token-strength.ts';
+import { ConfigError, loadConfig } from '../../src/config/load.ts';
 import { tempDir } from '../helpers/bridge.ts';
 import { canListOpenFiles, openFilesUnder } from '../helpers/open-files.ts';
 
