@@ -109,10 +109,11 @@ await Promise.all([
 ]);
 
 const failed = results.filter((r) => !r.ok);
+const together = failed.filter((r) => r.files?.length === 0).length;
 const assertions = results.reduce((sum, r) => ({ total: sum.total + (r.counts?.total ?? 0), pass: sum.pass + (r.counts?.pass ?? 0) }), { total: 0, pass: 0 });
 if (wanted.length === 0) writeTimes(results);
 process.stdout.write(
-  `\n# ${fileCount(results) - fileCount(failed)} of ${fileCount(results)} files passed; ${assertions.pass} of ${assertions.total} tests; ${((performance.now() - started) / 1000).toFixed(1)} s (${JOBS} CPU slots, ${clock.length} clock-lane files beside them)\n`,
+  `\n# ${fileCount(results) - fileCount(failed)} of ${fileCount(results)} files passed${together > 0 ? ` (but ${together} group(s) of them failed together)` : ''}; ${assertions.pass} of ${assertions.total} tests; ${((performance.now() - started) / 1000).toFixed(1)} s (${JOBS} CPU slots, ${clock.length} clock-lane files beside them)\n`,
 );
 // CI keeps only the tail of a run: what failed is repeated last, where it is seen.
 const failures = failed.flatMap((r) => [`not ok - ${r.file}${r.why ? `: ${r.why}` : ''}`, ...failuresOf(r.output)]);
@@ -156,8 +157,9 @@ async function runGroup(files) {
   for (const file of files) alone.push(await runFile(file));
   alone.forEach(report);
   // Each passing alone means the files disturb one another: that is a failure too, of the group.
+  // Its files are counted once, by their runs alone.
   if (alone.every((r) => r.ok))
-    report({ ...result, why: `${result.why}; each file passed alone, so one of them leaves state behind that another trips on`, files: [] });
+    report({ ...result, why: `${result.why}; each file passed alone, so one of them leaves state behind that another trips on`, files: [], counts: null });
 }
 
 /** One test file in a process of its own; resolves with what it printed and how it ended. */
