@@ -13,24 +13,42 @@ export const CLOCK_LANE = new Set([
 ]);
 
 /**
- * The longest CPU-lane files of a full run (2026-11-26), started first when no earlier run's times
- * are known (a fresh clone, as in CI), so that none of them starts near the end and runs alone.
+ * Seconds the longer files of their own took in a full run (2026-11-26, 2 cores), for a run with no
+ * times of an earlier one (a fresh clone, as in CI): the CPU lane starts longest first, so that no
+ * long file starts near the end and runs alone. Runs after that use their own last times.
  */
-export const LONGEST = [
-  'test/gcb/cli.test.ts',
-  'test/hardening/save-crash.test.ts',
-  'test/mcp/stdio.test.ts',
-  'test/hardening/fuzz.test.ts',
-  'test/cli/start.test.ts',
-  'test/cli/runtime-file.test.ts',
-  'test/client/client.test.ts',
-  'test/hardening/game-faults.test.ts',
-  'test/view/faction.test.ts',
-  'test/hardening/admission-race.test.ts',
-  'test/view/page.test.ts',
-  'test/readme.test.ts',
-  'test/http/order.test.ts',
-];
+export const TYPICAL_SECONDS = {
+  'test/hardening/save-crash.test.ts': 64,
+  'test/hardening/fuzz.test.ts': 49,
+  'test/gcb/cli.test.ts': 37,
+  'test/cli/start.test.ts': 21,
+  'test/http/order.test.ts': 17,
+  'test/hardening/kill-switch-http.test.ts': 16,
+  'test/client/client.test.ts': 16,
+  'test/examples/node-game.test.ts': 15,
+  'test/view/layout.test.ts': 15,
+  'test/commands/invoke-power-pulses.test.ts': 15,
+  'test/hardening/admission-race.test.ts': 14,
+  'test/cli/runtime-file.test.ts': 13,
+  'test/view/page.test.ts': 12,
+  'test/readme.test.ts': 12,
+  'test/hardening/game-faults.test.ts': 12,
+  'test/view/faction.test.ts': 12,
+  'test/hardening/crafted-saves.test.ts': 12,
+  'test/mcp/stdio.test.ts': 12,
+  'test/library/embedding.test.ts': 11,
+  'test/view/feed.test.ts': 10,
+  'test/gcb/gcb.test.ts': 10,
+  'test/hardening/save-fuzz.test.ts': 9,
+  'test/multi-agent/sighup.test.ts': 7,
+  'test/gcb/events.test.ts': 6,
+  'test/log/flush.test.ts': 6,
+  'test/log/flush-crash.test.ts': 6,
+  'test/log/flush-sigint.test.ts': 6,
+  'test/hardening/bind-and-config.test.ts': 5,
+  'test/game/determinism.test.ts': 3,
+  'test/game/events.test.ts': 3,
+};
 
 /**
  * Files of a few seconds each, run twelve or so to a process: alone, each paid ~0.6 s of CPU to

@@ -25,7 +25,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CLOCK_LANE, GROUP_SIZE, LONGEST, SHARED_PROCESS } from './test-lanes.mjs';
+import { CLOCK_LANE, GROUP_SIZE, SHARED_PROCESS, TYPICAL_SECONDS } from './test-lanes.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BUILD = join(ROOT, '.build');
@@ -86,8 +86,8 @@ if (missing.length > 0) {
 const started = performance.now();
 const lastTimes = readTimes();
 const clock = all.filter((f) => CLOCK_LANE.has(f));
-// With no earlier times (a fresh clone): the longest files first, then the groups, then the rest.
-const expectedMs = (file) => lastTimes[file] ?? (LONGEST.includes(file) ? 60_000 - LONGEST.indexOf(file) : SHARED_PROCESS.has(file) ? 2_000 : 0);
+// With no earlier times (a fresh clone): those of a typical run; a grouped file ~2 s, as it averages.
+const expectedMs = (file) => lastTimes[file] ?? (TYPICAL_SECONDS[file] ?? (SHARED_PROCESS.has(file) ? 2 : 0)) * 1000;
 const shared = all.filter((f) => SHARED_PROCESS.has(f));
 const groups = balance(shared, Math.ceil(shared.length / GROUP_SIZE));
 const expectedOf = (job) => (Array.isArray(job) ? job.reduce((sum, file) => sum + expectedMs(file), 0) : expectedMs(job));
