@@ -1,9 +1,24 @@
 // `node scripts/test-group.mjs TIMEOUT_MS FILE...`: several compiled tap files in one process, for
-// scripts/test.mjs. Each is imported in turn; their top-level tests become subtests of one root
-// and run one after another. A file (not `-e`) because worker threads inherit the exec arguments.
+// scripts/test.mjs. A file (not `-e`) because worker threads inherit the exec arguments.
+//
+// Each file is imported by a subtest of the root, and only once the tests of the file before it
+// have run: a file's top-level code (a world initialised, a bridge started) then runs right before
+// its own tests, as it does alone, not before every earlier file's. Its tests are queued on the
+// root behind the subtest that imported it, and the next file's import behind them.
 import { pathToFileURL } from 'node:url';
+import { t as root } from 'tap';
 
 const [timeoutMs, ...files] = process.argv.slice(2);
-for (const file of files) await import(pathToFileURL(file).href);
-// The files' own root timeouts (t.setTimeout at their top) each replaced the last; the group's wins.
-(await import('tap')).t.setTimeout(Number(timeoutMs));
+const importFrom = (index) => {
+  const file = files[index];
+  if (file === undefined) return;
+  root.test(`load ${file}`, async (t) => {
+    await import(pathToFileURL(file).href);
+    // A file's own root timeout (t.setTimeout at its top) would replace the group's.
+    root.setTimeout(Number(timeoutMs));
+    t.pass('loaded');
+    importFrom(index + 1);
+  });
+};
+root.setTimeout(Number(timeoutMs));
+importFrom(0);

@@ -46,19 +46,19 @@ export const TYPICAL_SECONDS = {
   'test/log/flush-crash.test.ts': 6,
   'test/log/flush-sigint.test.ts': 6,
   'test/hardening/bind-and-config.test.ts': 5,
-  'test/game/determinism.test.ts': 3,
-  'test/game/events.test.ts': 3,
 };
 
 /**
- * Files of a few seconds each, run twelve or so to a process: alone, each paid ~0.6 s of CPU to
- * start Node and import tap (~0.9 s with the bridge's modules), often more than its own tests
- * (measured 2026-11-26: 37 of them cost 37 s of CPU alone and 8 s in four processes). None of them
- * sets a root hook or process-wide state that outlives its own subtest; a file added here must not
- * either. Not here: test/game/* (the sandbox game keeps one world per module, as a game module does,
- * and those files count on a fresh one), files about the process itself (log/flush*, sighup, the
- * umask at creation), and the longer files, which keep the schedule balanced alone. A group that
- * fails is run again file by file, so that a failure names its file.
+ * Files of a few seconds each, run twelve or so to a process (scripts/test-group.mjs imports each
+ * one only after the tests of the one before have run): alone, each paid ~0.6 s of CPU to start
+ * Node and import tap (~0.9 s with the bridge's modules), often more than its own tests (measured
+ * 2026-11-26: 37 of them cost 37 s of CPU alone and 8 s in four processes). None of them sets a
+ * root hook or process-wide state that outlives its own subtest; a file added here must not either.
+ * Not here: game/module and game/ui (they test the sandbox game's module before any init, and it
+ * keeps one world per module), files about the process itself (log/flush*, sighup, the umask at
+ * creation), files that start a browser for all their tests (view/*), and the longer files, which
+ * keep the schedule balanced alone. A group that fails is run again file by file, so that a
+ * failure names its file.
  */
 export const SHARED_PROCESS = new Set([
   'test/admission/fair.test.ts',
@@ -114,6 +114,18 @@ export const SHARED_PROCESS = new Set([
   'test/events/units.test.ts',
   'test/events/visibility.test.ts',
   'test/events/world-swap.test.ts',
+  'test/game/determinism.test.ts',
+  'test/game/events.test.ts',
+  'test/game/kingdoms.test.ts',
+  'test/game/paint.test.ts',
+  'test/game/powers.test.ts',
+  'test/game/reads.test.ts',
+  'test/game/render.test.ts',
+  'test/game/rng.test.ts',
+  'test/game/save-format.test.ts',
+  'test/game/simulation.test.ts',
+  'test/game/spawn.test.ts',
+  'test/game/terrain.test.ts',
   'test/gcb/args.test.ts',
   'test/gcb/batch.test.ts',
   'test/gcb/render.test.ts',
