@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm test [-- FILE ...]`: the whole tree compiled once (tsconfig.test.json → .build/), then every
-// test file run as its own `node FILE` process, several at a time. Plain JavaScript so that it needs
-// no loader itself.
+// `npm test [-- FILE ...]`: the whole tree compiled once (tsconfig.test.json → .build/), then the
+// test files run by `node` itself, several processes at a time: the longer files one to a process,
+// the short ones of scripts/test-lanes.mjs about twelve to a process (scripts/test-group.mjs).
+// Plain JavaScript so that it needs no loader itself.
 //
 // Why compiled: under tsx every thread of every bridge a test starts registers the loader and
 // compiles its imports; a bridge cost 4.7 s of CPU that way against 1.8 s compiled, and the suite
@@ -17,8 +18,8 @@
 //
 // Scheduling: the files that mostly wait for a real clock (the spec's 5 s, 30 s, 60 s rules, slow
 // clients, crashed processes) all start at once and hold no CPU slot; the rest share the CPU slots,
-// longest first (by the times of the last run, kept in .build/test-times.json), so no long file
-// starts last. `npx tap test/x.test.ts` still runs one file from sources (.taprc), which is the
+// longest first (by the times of the last run, kept in .build/test-times.json, or else a typical
+// run's), so no long file starts last. `npx tap test/x.test.ts` still runs one file from sources (.taprc), which is the
 // quickest way to iterate on it.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
