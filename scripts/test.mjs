@@ -156,7 +156,7 @@ async function runQueue(items, jobs, task) {
 async function runGroup(files) {
   const timeoutS = TIMEOUT_S + 30 * files.length;
   const label = `${files.length} files in one process (${files[0]} … ${files.at(-1)})`;
-  const result = await runProcess(label, [join(ROOT, 'scripts/test-group.mjs'), String(timeoutS * 1000), ...files.map(toBuilt)], timeoutS);
+  const result = await runProcess(label, [join(ROOT, 'scripts/test-group.mjs'), ...files.map(toBuilt)], timeoutS);
   if (result.ok) return report({ ...result, files });
   const alone = [];
   for (const file of files) alone.push(await runFile(file));
@@ -182,10 +182,8 @@ function runProcess(file, argv, timeoutS) {
       TAP_TIMEOUT: String(timeoutS),
       // In NODE_OPTIONS, not the file's own arguments, so that the bridge processes a test starts
       // have them too: --enable-source-maps, because stacks (GAME_CRASH's stack_top, a failure's
-      // trace) must name the .ts sources; --no-experimental-require-module, because on Node 20.19+
-      // piscina's require() of an ES module under module hooks aborted V8 twice here ("IsGraphAsync
-      // must be used on an instantiated module"); piscina then uses import(), as on Node 20.18.
-      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --enable-source-maps --no-experimental-require-module`.trim(),
+      // trace) must name the .ts sources.
+      NODE_OPTIONS: nodeOptions('--enable-source-maps'),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -212,6 +210,16 @@ function runProcess(file, argv, timeoutS) {
       resolve({ file, ok: why === '', why, counts, output, ms: performance.now() - t0 });
     }),
   );
+}
+
+/**
+ * NODE_OPTIONS for the processes started here: the caller's, `extra`, and always
+ * --no-experimental-require-module: on Node 20.19+ piscina's require() of an ES module under module
+ * hooks aborted V8 twice here ("IsGraphAsync must be used on an instantiated module", SIGABRT);
+ * piscina then falls back to import(), which is what it does on Node 20.18.
+ */
+function nodeOptions(...extra) {
+  return [process.env.NODE_OPTIONS ?? '', ...extra, '--no-experimental-require-module'].join(' ').trim();
 }
 
 /** The totals tap prints last: `# { total: 12, pass: 12 }`. */
@@ -272,10 +280,7 @@ function ensureTapBuilt() {
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return;
   const built = spawnSync(process.execPath, [join(ROOT, 'node_modules/tap/dist/esm/run.mjs'), 'build'], {
     cwd: ROOT,
-    // --no-experimental-require-module: on Node 20.19+ piscina's require() of an ES module under
-    // tap's process hooks aborted V8 twice here ("IsGraphAsync must be used on an instantiated
-    // module", SIGABRT); piscina then falls back to import(), which is what it does on Node 20.18.
-    env: { ...process.env, TAP_RCFILE: RC, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --no-experimental-require-module`.trim() },
+    env: { ...process.env, TAP_RCFILE: RC, NODE_OPTIONS: nodeOptions() },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   if (built.status !== 0) process.exit(built.status ?? 1);
