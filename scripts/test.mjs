@@ -161,10 +161,16 @@ async function runGroup(files) {
   const alone = [];
   for (const file of files) alone.push(await runFile(file));
   alone.forEach(report);
-  // Each passing alone means the files disturb one another: that is a failure too, of the group.
-  // Its files are counted once, by their runs alone.
+  // Each passing alone means either the files disturb one another or a test depends on timing
+  // that the run alone happened to meet: both are failures, of the group. Its files are counted
+  // once, by their runs alone. (2026-11-26 in CI: the second, a turn timer test.)
   if (alone.every((r) => r.ok))
-    report({ ...result, why: `${result.why}; each file passed alone, so one of them leaves state behind that another trips on`, files: [], counts: null });
+    report({
+      ...result,
+      why: `${result.why}; each file passed alone, so one of them leaves state behind that another trips on, or a test is timing-sensitive (the failed assertion above names it)`,
+      files: [],
+      counts: null,
+    });
 }
 
 /** One test file in a process of its own; resolves with what it printed and how it ended. */
