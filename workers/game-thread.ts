@@ -24,11 +24,12 @@ async function main(): Promise<void> {
   if (missing.length > 0) return post({ type: 'fatal', message: missingExportsMessage(exports, missing) });
   const game = exports as unknown as GameModule;
   const commands = await loadCommands(data.commandModules);
-  // decisions §7: host.emit feeds the collector; the drainer sends its batch once a frame.
+  // decisions §7: host.emit feeds the collector; the drainer sends its batches on the dispatcher
+  // port, with the answers, so the main loop sees them in the order they were emitted and answered.
   const events = createCollector({
     kinds: gameEmittableKinds(checkDeclaredKinds(game.eventKinds).kinds),
     currentTick: () => game.currentTick(),
-    send: post,
+    send: (batch) => data.actionPort.postMessage(batch),
     warn: (msg, detail) => post({ type: 'log', level: 'warn', msg, detail }),
   });
   const host: GameHost = { drainFrame: () => drainer.drainFrame(), stopped, emit: events.emit };

@@ -54,7 +54,11 @@ export function createDrainer(options: {
   game: GameModule;
   commands: ReadonlyMap<string, CommandDef>;
   timings: Timings;
-  /** decisions §7: the frame's events leave as one batch at the end of drainFrame. */
+  /**
+   * decisions §7: the events collected so far leave with each answer, on this same port, so the
+   * main loop has them before the answer (a client that reads events after an answer sees what
+   * its command emitted); the rest leave as one batch at the end of drainFrame.
+   */
   events?: Collector;
   /** The clock (ms, sharedNow's base) for deadlines and every figure in the stats; tests drive it by hand. */
   now?: () => number;
@@ -69,7 +73,16 @@ export function createDrainer(options: {
   const game = options.game as Required<GameModule>;
 
   function reply(message: ActionReply): void {
-    port.postMessage(message);
+    const batch = options.events?.take() ?? null;
+    if (batch === null) return port.postMessage(message);
+    try {
+      port.postMessage({ ...message, events: batch } satisfies ActionReply);
+    } catch {
+      // Something in the batch (or the answer) cannot be copied: the batch goes first on its own
+      // (dropping only what cannot be copied), then the answer, as before.
+      options.events!.send(batch);
+      port.postMessage(message);
+    }
   }
 
   function publishTick(): void {

@@ -1,9 +1,10 @@
-import type { MessagePort } from 'node:worker_threads';
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import type { Failure, Outcome } from '../errors/bridge-error.ts';
 import { LIMITS, type Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { ENTRY_EXPIRED, ENTRY_FREE, ENTRY_QUEUED, ENTRY_STARTED, kQueued, sharedNow, type SharedState } from '../shared/layout.ts';
-import type { ActionMessage, ActionReply } from '../shared/protocol.ts';
+import type { EventBatch } from '../events/collector.ts';
+import type { ActionMessage, ActionReply, DispatcherPortMessage } from '../shared/protocol.ts';
 
 /** What the dispatcher answers for one queued action. */
 export interface QueueAnswer {
@@ -48,12 +49,24 @@ export class GameQueue {
   #nextId = 1;
   #closed = false;
 
-  constructor(port: MessagePort, shared: SharedState, timings: Timings) {
+  /**
+   * `onEvents` gets the game's event batches (decisions §7): those an answer carries before the
+   * answer itself. The batches already waiting on the port (the first frame's, world_generated,
+   * sent before the thread said it was ready) are handled here and now.
+   */
+  constructor(port: MessagePort, shared: SharedState, timings: Timings, onEvents: (batch: EventBatch) => void = () => {}) {
     this.#port = port;
     this.#shared = shared;
     this.#timings = timings;
     for (let slot = LIMITS.dispatcherEntries - 1; slot >= 0; slot--) this.#free.push(slot);
-    port.on('message', (reply: ActionReply) => this.#onReply(reply));
+    const onMessage = (message: DispatcherPortMessage) => {
+      if ('type' in message) return onEvents(message);
+      if (message.events) onEvents(message.events);
+      this.#onReply(message);
+    };
+    for (let waiting = receiveMessageOnPort(port); waiting !== undefined; waiting = receiveMessageOnPort(port))
+      onMessage(waiting.message as DispatcherPortMessage);
+    port.on('message', onMessage);
   }
 
   /** Entries queued or running right now. */

@@ -175,10 +175,6 @@ async function launch(
   const { port1, port2 } = new MessageChannel();
   const workerData: GameThreadData = { ...data, actionPort: port2 };
   const worker = startThread(GAME_THREAD, { workerData, transferList: [port2], name: 'gcb-game' });
-  // Listened to from the start: the first frame's batch (world_generated) comes before 'ready'.
-  worker.on('message', (event: GameThreadEvent) => {
-    if (event.type === 'events') onEvents(event);
-  });
   // decisions §11: listened to from the first moment to the last. A Worker 'error' with no listener
   // is re-thrown on the main loop, so game code throwing in a timer or leaving a rejected promise
   // would end the whole process; with one, the thread alone dies and 'exit' replaces it.
@@ -186,7 +182,8 @@ async function launch(
   worker.on('error', (err: Error) => (fault.error ??= err));
   try {
     const ready = await waitForReady(worker);
-    return { ready, running: { worker, port: port1, queue: new GameQueue(port1, shared, data.timings), fault } };
+    // The first frame's batch (world_generated) is on port1 already: the queue takes it at once.
+    return { ready, running: { worker, port: port1, queue: new GameQueue(port1, shared, data.timings, onEvents), fault } };
   } catch (err) {
     port1.close();
     await worker.terminate();

@@ -1,6 +1,7 @@
 // The game-thread half of the event layer: what stands behind `host.emit` (decisions §7). Events
-// are stamped and kept in a per-frame buffer; once a frame, one message carries the whole batch
-// to the main loop (no message per event, none for an empty frame). The main loop numbers them.
+// are stamped and kept in a per-frame buffer. The batch leaves with the next answer the game thread
+// sends (so an answer never reaches a client before the events its command emitted), or at the end
+// of the frame: no message per event, none for an empty frame. The main loop numbers them.
 import { LIMITS } from '../limits.ts';
 
 /** One event as it crosses to the main loop; the main loop adds seq and at_utc. */
@@ -11,7 +12,7 @@ export interface RawEvent {
   kingdomIds: number[];
 }
 
-/** Game thread → main loop, once a frame at most. */
+/** Game thread → main loop: with an answer, or at the end of a frame. */
 export interface EventBatch {
   type: 'events';
   events: RawEvent[];
@@ -26,6 +27,10 @@ export interface Collector {
   emit(kind: string, fields?: Record<string, unknown>, kingdomIds?: readonly number[]): void;
   /** End of a frame: hand the batch over (nothing when there is none). */
   flush(): void;
+  /** The batch collected so far, taken out to travel with an answer; null when there is none. */
+  take(): EventBatch | null;
+  /** Sends a taken batch on its own after all (its answer could not carry it). */
+  send(batch: EventBatch): void;
 }
 
 export function createCollector(options: {
@@ -41,6 +46,8 @@ export function createCollector(options: {
   const maxPerFrame = options.maxPerFrame ?? LIMITS.eventsPerFrame;
   const warned = new Set<string>();
   let events: RawEvent[] = [];
+  /** Events kept this frame, in every batch taken so far too: the bound is a frame's. */
+  let kept = 0;
   let dropped = 0;
   let droppedWarned = false;
 
@@ -53,7 +60,7 @@ export function createCollector(options: {
       }
       return;
     }
-    if (events.length >= maxPerFrame) {
+    if (kept >= maxPerFrame) {
       dropped++;
       return;
     }
@@ -62,11 +69,12 @@ export function createCollector(options: {
       ids = [];
       for (const id of kingdomIds) if (Number.isInteger(id)) ids.push(id);
     }
+    kept++;
     events.push({ kind, tick: options.currentTick() | 0, fields: fields !== null && typeof fields === 'object' ? fields : undefined, kingdomIds: ids });
   }
 
-  function flush(): void {
-    if (events.length === 0 && dropped === 0) return;
+  function take(): EventBatch | null {
+    if (events.length === 0 && dropped === 0) return null;
     const batch: EventBatch = { type: 'events', events, at: Date.now(), dropped };
     if (dropped > 0 && !droppedWarned) {
       droppedWarned = true;
@@ -74,6 +82,16 @@ export function createCollector(options: {
     }
     events = [];
     dropped = 0;
+    return batch;
+  }
+
+  function flush(): void {
+    kept = 0;
+    const batch = take();
+    if (batch !== null) sendSafely(batch);
+  }
+
+  function sendSafely(batch: EventBatch): void {
     try {
       send(batch);
     } catch {
@@ -105,7 +123,7 @@ export function createCollector(options: {
     }
   }
 
-  return { emit, flush };
+  return { emit, flush, take, send: sendSafely };
 }
 
 const EMPTY: number[] = [];

@@ -42,7 +42,8 @@ export interface GameHost {
   readonly stopped: Promise<void>;
   /**
    * decisions §7: tell the bridge's event subscribers what happened in the world. Game thread only,
-   * cheap to call (events are collected and cross to the main loop once a frame). `kind` must be
+   * cheap to call (events are collected and cross to the main loop with the next answer, or at the
+   * end of the frame). `kind` must be
    * one of the bridge's kinds or one the module declares in `eventKinds`; `fields` is plain JSON
    * data; `kingdomIds` names the kingdoms the event is about (fog: a faction player under
    * partial_intel sees only events about its own kingdom, and global ones, whose list is empty).

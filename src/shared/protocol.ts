@@ -24,13 +24,20 @@ export interface ActionMessage {
   items: number;
 }
 
-/** Game thread → main loop, on the dispatcher port. */
-export type ActionReply =
+/**
+ * Game thread → main loop, on the dispatcher port. `events`: what the game emitted since the last
+ * batch left (decisions §7), handled before the answer.
+ */
+export type ActionReply = (
   | { kind: 'done'; slot: number; id: number; outcome: Outcome<unknown>; runMs: number }
   /** The game thread found the deadline passed and expired the entry itself. */
   | { kind: 'expired'; slot: number; id: number }
   /** The entry was already expired by the main loop; the game thread dropped it. */
-  | { kind: 'skipped'; slot: number; id: number };
+  | { kind: 'skipped'; slot: number; id: number }
+) & { events?: EventBatch };
+
+/** Everything on the dispatcher port from the game thread: answers, and event batches sent alone. */
+export type DispatcherPortMessage = ActionReply | EventBatch;
 
 /** Static facts every thread may report (health, capabilities). */
 export interface BridgeInfo {
@@ -63,8 +70,6 @@ export interface GameThreadData {
 /** Game thread → main loop, on the worker's own channel. */
 export type GameThreadEvent =
   | { type: 'ready'; functions: string[]; version: string; selfDriven: boolean; eventKinds: unknown; eventFog: unknown }
-  /** decisions §7: one batch a frame, only when the frame emitted something. */
-  | EventBatch
   | { type: 'log'; level: 'warn' | 'error' | 'info'; msg: string; detail?: unknown }
   | { type: 'fatal'; message: string }
   | { type: 'stopped' };

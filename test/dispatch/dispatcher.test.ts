@@ -3,7 +3,7 @@
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import t from 'tap';
 import type { CommandDef, FrameEnv } from '../../src/commands/define.ts';
-import type { Collector } from '../../src/events/collector.ts';
+import { createCollector, type EventBatch } from '../../src/events/collector.ts';
 import { createDrainer } from '../../src/dispatch/drain.ts';
 import { GameQueue, TIMEOUT_MESSAGE } from '../../src/dispatch/game-queue.ts';
 import { DEFAULT_TIMINGS, type Timings } from '../../src/limits.ts';
@@ -38,12 +38,18 @@ function setup(
   t: Tap.Test,
   timings: Partial<Timings> = {},
   frame: (args: any) => unknown = (args) => args,
-  more: { phases?: Record<string, (env: FrameEnv<unknown>, input: any) => unknown>; events?: Collector; onEnv?: (env: FrameEnv<unknown>) => void } = {},
+  more: {
+    phases?: Record<string, (env: FrameEnv<unknown>, input: any) => unknown>;
+    /** A real collector on the dispatcher port, its batches given to this as the queue gets them. */
+    onEvents?: (batch: EventBatch) => void;
+    maxEventsPerFrame?: number;
+    onEnv?: (env: FrameEnv<unknown>) => void;
+  } = {},
 ) {
   const { port1, port2 } = new MessageChannel();
   const shared = createSharedState();
   const all = { ...DEFAULT_TIMINGS, ...timings };
-  const queue = new GameQueue(port1, shared, all);
+  const queue = new GameQueue(port1, shared, all, more.onEvents);
   const ran: unknown[] = [];
   const def = {
     name: 'probe',
@@ -52,7 +58,16 @@ function setup(
   } as unknown as CommandDef;
   let ticks = 0;
   const game = { currentTick: () => ticks } as unknown as GameModule;
-  const drainer = createDrainer({ port: port2, shared, game, commands: new Map([['probe', def]]), timings: all, events: more.events });
+  const events = more.onEvents
+    ? createCollector({
+        kinds: new Set(['ping', 'world_loaded']),
+        currentTick: () => ticks,
+        send: (batch) => port2.postMessage(batch),
+        warn: () => {},
+        maxPerFrame: more.maxEventsPerFrame,
+      })
+    : undefined;
+  const drainer = createDrainer({ port: port2, shared, game, commands: new Map([['probe', def]]), timings: all, events });
   t.teardown(() => {
     port1.close();
     port2.close();
@@ -368,10 +383,8 @@ t.test('a batch item that settles later: the batch answers when it does', async 
 
 t.test('a handler gets the game, its args, the caller, the jobs, the shared state, the timings and emit; events leave each frame', async (t) => {
   const seen: Array<FrameEnv<unknown>> = [];
-  const emitted: unknown[][] = [];
-  let flushes = 0;
-  const events = { emit: (...args: unknown[]) => emitted.push(args), flush: () => flushes++ } as unknown as Collector;
-  const { queue, drainer, game, shared, timings } = setup(t, {}, (args) => args, { events, onEnv: (env) => seen.push(env) });
+  const batches: EventBatch[] = [];
+  const { queue, drainer, game, shared, timings } = setup(t, {}, (args) => args, { onEvents: (batch) => batches.push(batch), onEnv: (env) => seen.push(env) });
   const other = { agentId: 'b2' } as CallerContext;
   const pending = queue.submit('probe', 'run', { x: 1 }, other);
   await tick();
@@ -384,11 +397,49 @@ t.test('a handler gets the game, its args, the caller, the jobs, the shared stat
   t.equal(env.jobs, drainer.jobs);
   t.equal(env.shared, shared);
   t.same(env.timings, timings);
+  // Emitted after the answer left: it waits for the end of the next frame (or the next answer).
   env.emit('world_loaded', { a: 1 });
-  t.same(emitted, [['world_loaded', { a: 1 }]]);
-  t.equal(flushes, 1, 'events flushed at the end of the frame');
+  await tick();
+  t.same(batches, []);
   drainer.drainFrame();
-  t.equal(flushes, 2, 'every frame');
+  await tick();
+  t.same(
+    batches.map((b) => b.events.map((e) => [e.kind, e.fields])),
+    [[['world_loaded', { a: 1 }]]],
+    'sent at the end of the frame',
+  );
+  drainer.drainFrame();
+  await tick();
+  t.equal(batches.length, 1, 'none for a frame that emitted nothing');
+});
+
+t.test('decisions §7: the events a command emitted reach the main loop before its answer, in the order emitted', async (t) => {
+  const order: string[] = [];
+  const { queue, drainer } = setup(t, {}, (args) => args, {
+    onEvents: (batch) => order.push(`events ${batch.events.map((e) => e.fields!.n).join(',')} dropped ${batch.dropped}`),
+    maxEventsPerFrame: 3,
+    onEnv: (env) => {
+      const n = env.args as number;
+      env.emit('ping', { n: n * 10 });
+      env.emit('ping', { n: n * 10 + 1 });
+    },
+  });
+  const answers = [1, 2, 3].map((n) => queue.submit('probe', 'run', n, caller).then(() => order.push(`answer ${n}`)));
+  await tick();
+  drainer.drainFrame();
+  await Promise.all(answers);
+  // The frame's bound (3 here) holds across the answers: the fourth event on is dropped, counted.
+  t.same(order, ['events 10,11 dropped 0', 'answer 1', 'events 20 dropped 1', 'answer 2', 'events  dropped 2', 'answer 3']);
+});
+
+t.test("the first frame's events, sent before the queue exists, are taken when it is made", async (t) => {
+  const { port1, port2 } = new MessageChannel();
+  t.teardown(() => (port1.close(), port2.close()));
+  port2.postMessage({ type: 'events', events: [{ kind: 'world_generated', tick: 0, fields: {}, kingdomIds: [] }], at: 0, dropped: 0 } satisfies EventBatch);
+  const batches: EventBatch[] = [];
+  new GameQueue(port1, createSharedState(), DEFAULT_TIMINGS, (batch) => batches.push(batch));
+  t.equal(batches.length, 1, 'at once, not on a later turn of the loop');
+  t.equal(batches[0]!.events[0]!.kind, 'world_generated');
 });
 
 t.test('the per-frame jobs step once a frame', async (t) => {

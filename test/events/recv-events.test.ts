@@ -71,3 +71,17 @@ t.test('wait_ms: answers at the first matching event, or empty at the deadline',
     ['skirmish'],
   );
 });
+
+t.test('an answer comes after its events: what a command emitted is there for the next read, every time', async (t) => {
+  // The game thread sends the events with the answer, on one port: a client that reads right after
+  // an answer sees them (they used to follow in a message of their own, which could come later).
+  let missed = 0;
+  for (let round = 0; round < 40; round++) {
+    const head = b.bridge.stats().events.seq;
+    await b.cmd('emit_events', { kind: 'skirmish', count: 3 });
+    const read = await b.cmd('recv_events', { since_seq: head, kinds: ['skirmish', 'command'] });
+    const kinds = read.body.result.items.map((e: any) => e.kind);
+    if (kinds.join(' ') !== 'skirmish skirmish skirmish command') missed++;
+  }
+  t.equal(missed, 0, 'in 40 rounds, each read had the three events, then the audit record of the command');
+});

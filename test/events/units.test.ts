@@ -117,6 +117,48 @@ t.test('collector: declared kinds only (one warning each), a per-frame bound, on
   t.equal(sent[0]!.dropped, 1);
 });
 
+t.test("collector: take() hands the batch to an answer; the bound stays a frame's across takes; send() drops only what cannot be copied", async (t) => {
+  const sent: EventBatch[] = [];
+  const warnings: string[] = [];
+  const collector = createCollector({
+    kinds: new Set(['ping']),
+    currentTick: () => 1,
+    send: (batch) => sent.push(structuredClone(batch)),
+    warn: (message) => warnings.push(message),
+    maxPerFrame: 3,
+  });
+  t.equal(collector.take(), null, 'nothing collected: nothing to carry');
+  collector.emit('ping', { n: 1 });
+  collector.emit('ping', { n: 2 });
+  const first = collector.take()!;
+  t.same(
+    first.events.map((e) => e.fields),
+    [{ n: 1 }, { n: 2 }],
+  );
+  t.equal(first.dropped, 0);
+  t.equal(collector.take(), null, 'taken: gone from the collector');
+  collector.emit('ping', { n: 3 });
+  collector.emit('ping', { n: 4 }); // the fourth of this frame: over the bound of 3
+  collector.flush();
+  t.same(
+    sent.map((b) => [b.events.map((e) => e.fields), b.dropped]),
+    [[[{ n: 3 }], 1]],
+    "the end of the frame sends the rest; a take did not reset the frame's bound",
+  );
+  collector.emit('ping', { n: 5 });
+  t.equal(collector.take()!.events.length, 1, 'a new frame: a new bound');
+  collector.emit('ping', { fn: () => 1 } as unknown as Record<string, unknown>);
+  collector.emit('ping', { n: 6 });
+  collector.send(collector.take()!);
+  t.same(
+    sent.at(-1)!.events.map((e) => e.fields),
+    [{ n: 6 }],
+    'send() is as careful as flush()',
+  );
+  t.equal(sent.at(-1)!.dropped, 1);
+  t.equal(collector.take(), null);
+});
+
 t.test('ring: keeps the last N in order; 0 keeps nothing', async (t) => {
   const ring = new EventRing<{ seq: number }>(3);
   for (let seq = 1; seq <= 5; seq++) ring.push({ seq });
