@@ -46,7 +46,11 @@ t.test('every role against every kind', async (t) => {
   t.equal((await as('athena', 'turn_advance')).status, 200);
   t.equal((await as('owl', 'get_ui_state')).status, 200);
   // athena's objective (5 units in kingdom 1) is pending; kingdom 1 reaching 5 units makes it done.
-  await new Promise((resolve) => setTimeout(resolve, 300)); // the watch's baseline
+  // The watch's baseline: its first look must see the objective pending. Each look is one game
+  // action (the kingdoms) and nothing else is in flight now, so two more actions mean a whole look
+  // ran after the requests above (a fixed sleep could end before it on a loaded machine).
+  const actions = b.bridge.stats().frames.actions;
+  await until(() => b.bridge.stats().frames.actions >= actions + 2, 30_000, "the objective watch's baseline");
   t.equal((await as('zeus', 'set_units', { count: 5 })).status, 200);
   const changed = await as('zeus', 'recv_events', { since_seq: 0, kinds: ['objective_changed'], wait_ms: 10_000 });
   t.match(changed.body.result.items, [

@@ -168,14 +168,20 @@ t.test('10,000 abort cycles', async (t) => {
       { slotsInUse: 0, waiting: 0, dispatcherPending: 0, queued: 0 },
     );
     t.equal(stats.poolThreads, SLOTS, 'the pool kept its workers');
-    const after = await measure();
+    const KINDS = ['TCPSocketWrap', 'Timeout', 'TCPServerWrap', 'MessagePort'];
+    const settledResources = (m: { resources: Record<string, number> }) =>
+      KINDS.every((kind) => (m.resources[kind] ?? 0) <= (baseline!.resources[kind] ?? 0) + 4);
+    // Measured again (about 6 s at most) while sockets the clients closed are still closing on the
+    // bridge's side, which 300 ms may not see through on a loaded machine: a leak never settles.
+    let after = await measure();
+    for (let i = 0; i < 20 && !settledResources(after); i++) after = await measure();
     const growth = after.heap - baseline!.heap;
     t.comment(
       `heap after GC: ${(baseline!.heap / 2 ** 20).toFixed(1)} MB at 1,000 cycles, ${(after.heap / 2 ** 20).toFixed(1)} MB at 10,000 (${(growth / 2 ** 20).toFixed(2)} MB); resources ${JSON.stringify(baseline!.resources)} → ${JSON.stringify(after.resources)}`,
     );
     // A leak of even 1 KB a cycle would be 9 MB here (30,000 cycles measured flat at 15 ± 1 MB).
     t.ok(growth < 8 * 2 ** 20, `heap growth over 9,000 cycles under 8 MB (${(growth / 2 ** 20).toFixed(2)} MB)`);
-    for (const kind of ['TCPSocketWrap', 'Timeout', 'TCPServerWrap', 'MessagePort']) {
+    for (const kind of KINDS) {
       t.ok((after.resources[kind] ?? 0) <= (baseline!.resources[kind] ?? 0) + 4, `${kind}: ${baseline!.resources[kind] ?? 0} → ${after.resources[kind] ?? 0}`);
     }
     t.equal(await send({ name: 'get_ui_state' }), 200, 'the bridge serves');

@@ -30,17 +30,23 @@ t.test('step 1: a bad credential is 401 at once and never takes a slot, even whi
     { 'x-wb-token': 'nope' },
   ];
   const started = Date.now();
-  for (const headers of wrong) {
-    for (const path of ['/cmd', '/health', '/capabilities', '/nowhere']) {
+  // All at once: one after the other, on a loaded machine, they could outlast the 1.5 s stall,
+  // and the slot check below would then fail for want of saturation, not of the rule.
+  const cases = wrong.flatMap((headers) => ['/cmd', '/health', '/capabilities', '/nowhere'].map((path) => ({ headers, path })));
+  const answers = await Promise.all(
+    cases.map(async ({ headers, path }) => {
       const response = await b.fetch(path, {
         method: path === '/cmd' ? 'POST' : 'GET',
         headers: { 'content-type': 'application/json', ...headers },
         auth: false,
         ...(path === '/cmd' ? { body: '{"name":"get_world_state"}' } : {}),
       });
-      t.equal(response.status, 401, `${path} ${JSON.stringify(Object.keys(headers))}`);
-      t.match(await response.json(), { ok: false, error: { code: 'UNAUTHORIZED', command: '', args: {} } });
-    }
+      return { status: response.status, body: await response.json() };
+    }),
+  );
+  for (const [i, { headers, path }] of cases.entries()) {
+    t.equal(answers[i]!.status, 401, `${path} ${JSON.stringify(Object.keys(headers))}`);
+    t.match(answers[i]!.body, { ok: false, error: { code: 'UNAUTHORIZED', command: '', args: {} } });
   }
   const fromQuery = await b.fetch(`/health?token=${b.token}`, { auth: false });
   t.equal(fromQuery.status, 401, 'a token in the query string is not a credential');
@@ -106,7 +112,8 @@ t.test('DISABLED: after authentication, POST /cmd only; health and capabilities 
   const write = (enabled: boolean) => writeFileSync(file, `enabled = ${enabled}\n[Bridge]\ntoken = "${token}"\n`);
   write(false);
   let status = 0;
-  const deadline = Date.now() + 3000;
+  // Polled with room for a loaded machine: the file is re-read every 50 ms here.
+  let deadline = Date.now() + 10_000;
   while (Date.now() < deadline && status !== 503) status = (await b.cmd('get_ui_state')).status;
   const disabled = await b.cmd('get_ui_state');
   t.equal(disabled.status, 503);
@@ -117,7 +124,8 @@ t.test('DISABLED: after authentication, POST /cmd only; health and capabilities 
   t.equal(((await health.json()) as any).enabled, false, 'health shows enabled: false');
   t.equal((await b.fetch('/capabilities')).status, 200);
   write(true);
-  while (Date.now() < deadline + 3000 && status !== 200) status = (await b.cmd('get_ui_state')).status;
+  deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && status !== 200) status = (await b.cmd('get_ui_state')).status;
   t.equal(status, 200, 'served again with no restart');
   t.equal(((await (await b.fetch('/health')).json()) as any).enabled, true);
 });

@@ -1,5 +1,6 @@
 // An end-to-end PvP session of two agents over HTTP, refereed by a god.
 import t from 'tap';
+import { until } from '../helpers/bridge.ts';
 import { agent, startAgents } from './helpers.ts';
 
 t.setTimeout(180_000);
@@ -61,7 +62,7 @@ t.test('two rivals take turns, talk, and a pulsed power stops when its turn ends
 });
 
 t.test('a pulsed invoke_power stops with stopped: "turn_ended" when its caller\'s turn ends', async (t) => {
-  const { as } = await startAgents(
+  const { as, b } = await startAgents(
     t,
     {
       scenario: 'pvp',
@@ -76,7 +77,11 @@ t.test('a pulsed invoke_power stops with stopped: "turn_ended" when its caller\'
   );
   const power = (await as('zeus', 'list_powers')).body.result.items.find((p: { is_toggle?: boolean }) => !p.is_toggle).id;
   const pulsed = as('mage', 'invoke_power', { power_id: power, x: 10, y: 10, x2: 60, y2: 60, pulses: 100 });
-  await new Promise((resolve) => setTimeout(resolve, 600)); // a few pulses at 10 fps
+  // The run is on the game thread (drained, not answered), and a frame has ended since: its first
+  // pulse lands in the frame that registers it. A fixed sleep could end before that on a loaded machine.
+  await until(() => b.bridge.stats().dispatcherPending === 1 && b.bridge.stats().queued === 0, 30_000, 'the run to start');
+  const frames = b.bridge.stats().frames.frames;
+  await until(() => b.bridge.stats().frames.frames >= frames + 2, 30_000, 'a frame or two of pulses');
   t.same((await as('zeus', 'turn_advance')).body.result, { previous: 'mage', next: 'rival', forced_by_god: true });
   const result = (await pulsed).body.result;
   t.equal(result.stopped, 'turn_ended');
