@@ -1,8 +1,9 @@
 // `--only main-loop`: the main loop's cost per request, beside bare hono, in alternating rounds. On a
 // shared 2-core machine one bridge run and one reference run minutes apart can differ by 30% from
-// load alone; rounds that alternate bridge and reference (the order swapped each round) and the
+// load alone; rounds that alternate bridge and reference (the order turned each round) and the
 // median of their ratios hold still. Each side also reports its main thread's CPU per request
-// (user + system from /proc, so socket writes count), the figure the throughput follows.
+// (user + system from /proc, so socket writes count), the figure the throughput follows. whoami is
+// also measured beside bare hono + piscina (servers/hono-pool.ts): the pool round trip alone.
 import { readFileSync } from 'node:fs';
 import { capabilitiesFile, load, mainThreadCpuMs, startBridgeProcess, startServer, type LoadOptions, type LoadResult } from '../lib/processes.ts';
 import type { Row } from '../lib/report.ts';
@@ -19,6 +20,8 @@ interface Pair {
   scenario: string;
   bridge: (url: string, token: string) => LoadOptions;
   reference: (url: string) => LoadOptions;
+  /** A third side, measured in the same rounds: bare hono with the pool round trip alone. */
+  floor?: (url: string) => LoadOptions;
   target: string;
   ok(ratio: number, p99: number): boolean;
 }
@@ -41,6 +44,7 @@ export async function mainLoopScenario(rows: Row[], raw: Record<string, unknown>
   const file = await capabilitiesFile(bridge);
   const capabilities = readFileSync(file);
   const hono = await startServer('bare-hono.ts', [file]);
+  const honoPool = await startServer('hono-pool.ts');
   const get = (url: string, headers: Record<string, string> = {}): LoadOptions => ({ url, connections: 8, duration: seconds, headers });
   const post = (url: string, headers: Record<string, string>): LoadOptions => ({
     url,
@@ -69,28 +73,29 @@ export async function mainLoopScenario(rows: Row[], raw: Record<string, unknown>
       scenario: 'POST /cmd whoami (pool) vs bare hono POST',
       bridge: (url, token) => post(`${url}/cmd`, jsonAuth(token)),
       reference: (url) => post(`${url}/cmd`, { 'content-type': 'application/json' }),
+      floor: (url) => post(`${url}/cmd`, { 'content-type': 'application/json' }),
       target: '≥ 0.5×',
       ok: (ratio) => ratio >= 0.5,
     },
   ];
-  const warmups = pairs.flatMap((pair) => [
-    load({ ...pair.bridge(bridge.url, bridge.token), duration: 1 }),
-    load({ ...pair.reference(hono.url), duration: 1 }),
-  ]);
-  for (const warmup of warmups) await warmup;
-  const results: Record<string, { bridge: Side[]; reference: Side[] }> = {};
+  // One at a time: warm-ups that overlap would warm each other's competition, not the servers.
   for (const pair of pairs) {
-    const sides = { bridge: [] as Side[], reference: [] as Side[] };
+    await load({ ...pair.bridge(bridge.url, bridge.token), duration: 1 });
+    await load({ ...pair.reference(hono.url), duration: 1 });
+    if (pair.floor) await load({ ...pair.floor(honoPool.url), duration: 1 });
+  }
+  const results: Record<string, { bridge: Side[]; reference: Side[]; floor: Side[] }> = {};
+  for (const pair of pairs) {
+    const sides = { bridge: [] as Side[], reference: [] as Side[], floor: [] as Side[] };
+    const { floor } = pair;
+    const runs = [
+      async () => sides.bridge.push(strip(await measured(bridge.child.pid, pair.bridge(bridge.url, bridge.token)))),
+      async () => sides.reference.push(strip(await measured(hono.child.pid, pair.reference(hono.url)))),
+      ...(floor ? [async () => sides.floor.push(strip(await measured(honoPool.child.pid, floor(honoPool.url))))] : []),
+    ];
+    // Each round runs every side once, in an order turned by one each round, so none always runs first.
     for (let round = 0; round < rounds; round++) {
-      const runBridge = async () => sides.bridge.push(strip(await measured(bridge.child.pid, pair.bridge(bridge.url, bridge.token))));
-      const runReference = async () => sides.reference.push(strip(await measured(hono.child.pid, pair.reference(hono.url))));
-      if (round % 2 === 0) {
-        await runBridge();
-        await runReference();
-      } else {
-        await runReference();
-        await runBridge();
-      }
+      for (let i = 0; i < runs.length; i++) await runs[(round + i) % runs.length]!();
     }
     results[pair.scenario] = sides;
     const ratios = sides.bridge.map((b, i) => b.rps / sides.reference[i]!.rps);
@@ -109,11 +114,28 @@ export async function mainLoopScenario(rows: Row[], raw: Record<string, unknown>
       ok: pair.ok(ratio, p99),
       note:
         `median of ${rounds} alternating ${seconds} s rounds, ratio ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}; ` +
-        `main thread ${cpu.toFixed(1)} µs CPU/req (reference ${refCpu.toFixed(1)})`,
+        `main thread ${cpu.toFixed(1)} µs CPU/req (reference ${refCpu.toFixed(1)})` +
+        (floor ? `; against bare hono + piscina ${median(sides.bridge.map((b, i) => b.rps / sides.floor[i]!.rps)).toFixed(2)}×` : ''),
     });
+    if (floor) {
+      const floorRatios = sides.floor.map((f, i) => f.rps / sides.reference[i]!.rps);
+      const floorCpu = median(sides.floor.map((f) => f.cpuUs));
+      process.stderr.write(`  main loop: bare hono + piscina POST: ${floorRatios.map((r) => r.toFixed(2)).join(' ')}; ${floorCpu.toFixed(1)} µs/req\n`);
+      rows.push({
+        scenario: 'main loop: bare hono + piscina POST vs bare hono POST (reference: the pool round trip alone)',
+        value: median(sides.floor.map((f) => f.rps)),
+        unit: 'req/s',
+        p99: median(sides.floor.map((f) => f.p99)),
+        ratio: median(floorRatios),
+        note:
+          `same rounds as whoami, ratio ${Math.min(...floorRatios).toFixed(2)}–${Math.max(...floorRatios).toFixed(2)}; ` +
+          `main thread ${floorCpu.toFixed(1)} µs CPU/req; the ceiling of any pool command's ratio`,
+      });
+    }
   }
   raw.mainLoop = results;
   await hono.stop();
+  await honoPool.stop();
   await bridge.stop();
 }
 

@@ -14,6 +14,25 @@ const TS_ENTRY = new URL('../../workers/ts-entry.mjs', import.meta.url);
 /** Compiled: piscina's entry is CommonJS, so it never require()s an ES module (see pool-entry.cts). */
 const CJS_ENTRY = new URL('../../workers/pool-entry.cjs', import.meta.url);
 
+/** Pool threads when the config does not say: two at least, four at most. */
+export const defaultPoolThreads = (): number => Math.max(2, Math.min(4, availableParallelism()));
+
+/**
+ * How piscina runs the pool, whatever its size (bench/servers/hono-pool.ts sets up its reference
+ * with the same). Workers await frames and session calls, so a worker must not be pinned by one
+ * task: several tasks share a worker, and atomics are async so a worker's event loop stays free to
+ * receive its replies between tasks.
+ */
+export const POOL_SETTINGS = {
+  concurrentTasksPerWorker: 16,
+  // 'async': an idle worker waits on Atomics.waitAsync, so its event loop stays free for the
+  // replies its pending tasks await; waking it is cheaper than a message (+30% whoami req/s).
+  atomics: 'async',
+  idleTimeout: Number.POSITIVE_INFINITY,
+  // Wait/run histograms cost every task on the main loop; the bridge logs its own timings.
+  recordTiming: false,
+} as const;
+
 export interface PoolHooks {
   /** A frame call from a pool command: queued on the dispatcher like any action. */
   frame(command: string, phase: string, input: unknown, caller: CallerContext): Promise<Outcome<unknown>>;
@@ -40,11 +59,7 @@ export interface PoolAnswer {
   lost: boolean;
 }
 
-/**
- * The command pool (piscina). Workers await frames and session calls, so a worker must not be
- * pinned by one task: several tasks share a worker (concurrentTasksPerWorker) and atomics are async,
- * so a worker's event loop stays free to receive its replies between tasks.
- */
+/** The command pool (piscina, run as POOL_SETTINGS says). */
 export class CommandPool {
   readonly #pool: Piscina;
   readonly #timings: Timings;
@@ -78,20 +93,14 @@ export class CommandPool {
       timings: options.timings,
       startedBuffer: this.#startedBy.buffer as SharedArrayBuffer,
     };
-    const threads = options.threads ?? Math.max(2, Math.min(4, availableParallelism()));
+    const threads = options.threads ?? defaultPoolThreads();
     this.#pool = new Piscina({
       // From .ts sources the worker starts through a tsx bootstrap (see start-thread.ts for why).
       filename: WORKER.pathname.endsWith('.ts') ? TS_ENTRY.href : CJS_ENTRY.href,
       workerData,
       minThreads: threads,
       maxThreads: threads,
-      concurrentTasksPerWorker: 16,
-      // 'async': an idle worker waits on Atomics.waitAsync, so its event loop stays free for the
-      // replies its pending tasks await; waking it is cheaper than a message (+30% whoami req/s).
-      atomics: 'async',
-      idleTimeout: Number.POSITIVE_INFINITY,
-      // Wait/run histograms cost every task on the main loop; the bridge logs its own timings.
-      recordTiming: false,
+      ...POOL_SETTINGS,
       // A runaway task dies alone (GAME_CRASH) and piscina replaces its worker; the process lives.
       resourceLimits: { maxOldGenerationSizeMb: options.memoryMb ?? 512 },
     });
