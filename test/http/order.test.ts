@@ -89,7 +89,9 @@ t.test('step 2: BAD_ARGS and UNKNOWN_COMMAND are answered before admission', asy
 });
 
 t.test('step 3: a full bridge answers 503 BUSY with Retry-After after the admission wait; /capabilities is never gated', async (t) => {
-  const { b, holder } = await saturated(t);
+  // A 3 s stall: the requests below must reach admission 0.4 s before it ends to be refused, and a
+  // loaded machine may take a second to get them there.
+  const { b, holder } = await saturated(t, 3000);
   const started = Date.now();
   const [busy, health, caps] = await Promise.all([b.cmd('get_ui_state'), b.fetch('/health'), b.fetch('/capabilities')]);
   t.equal(busy.status, 503);
