@@ -20,7 +20,9 @@ declare namespace Tap {
 }
 
 t.test('step 1: a bad credential is 401 at once and never takes a slot, even while saturated', async (t) => {
-  const { b, holder } = await saturated(t);
+  // A 3 s stall: the slot must still be held after the 26 requests below (1.5 s was not always
+  // enough with four test processes on two cores).
+  const { b, holder } = await saturated(t, 3000);
   const wrong: Array<Record<string, string>> = [
     {},
     { authorization: 'Bearer nope' },
