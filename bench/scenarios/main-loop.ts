@@ -20,8 +20,8 @@ interface Pair {
   scenario: string;
   bridge: (url: string, token: string) => LoadOptions;
   reference: (url: string) => LoadOptions;
-  /** A third side, measured in the same rounds: bare hono with the pool round trip alone. */
-  floor?: (url: string) => LoadOptions;
+  /** A third side in the same rounds: the reference's request sent to bare hono + piscina (the pool round trip alone). */
+  withPool?: boolean;
   target: string;
   ok(ratio: number, p99: number): boolean;
 }
@@ -73,7 +73,7 @@ export async function mainLoopScenario(rows: Row[], raw: Record<string, unknown>
       scenario: 'POST /cmd whoami (pool) vs bare hono POST',
       bridge: (url, token) => post(`${url}/cmd`, jsonAuth(token)),
       reference: (url) => post(`${url}/cmd`, { 'content-type': 'application/json' }),
-      floor: (url) => post(`${url}/cmd`, { 'content-type': 'application/json' }),
+      withPool: true,
       target: '≥ 0.5×',
       ok: (ratio) => ratio >= 0.5,
     },
@@ -82,16 +82,16 @@ export async function mainLoopScenario(rows: Row[], raw: Record<string, unknown>
   for (const pair of pairs) {
     await load({ ...pair.bridge(bridge.url, bridge.token), duration: 1 });
     await load({ ...pair.reference(hono.url), duration: 1 });
-    if (pair.floor) await load({ ...pair.floor(honoPool.url), duration: 1 });
+    if (pair.withPool) await load({ ...pair.reference(honoPool.url), duration: 1 });
   }
   const results: Record<string, { bridge: Side[]; reference: Side[]; floor: Side[] }> = {};
   for (const pair of pairs) {
     const sides = { bridge: [] as Side[], reference: [] as Side[], floor: [] as Side[] };
-    const { floor } = pair;
+    const floor = pair.withPool;
     const runs = [
       async () => sides.bridge.push(strip(await measured(bridge.child.pid, pair.bridge(bridge.url, bridge.token)))),
       async () => sides.reference.push(strip(await measured(hono.child.pid, pair.reference(hono.url)))),
-      ...(floor ? [async () => sides.floor.push(strip(await measured(honoPool.child.pid, floor(honoPool.url))))] : []),
+      ...(floor ? [async () => sides.floor.push(strip(await measured(honoPool.child.pid, pair.reference(honoPool.url))))] : []),
     ];
     // Each round runs every side once, in an order turned by one each round, so none always runs first.
     for (let round = 0; round < rounds; round++) {

@@ -75,11 +75,14 @@ export function createDrainer(options: {
   function reply(message: ActionReply): void {
     const batch = options.events?.take() ?? null;
     if (batch === null) return port.postMessage(message);
+    // The message is this reply's own: it carries the batch with no copy of it made.
+    message.events = batch;
     try {
-      port.postMessage({ ...message, events: batch } satisfies ActionReply);
+      port.postMessage(message);
     } catch {
       // Something in the batch (or the answer) cannot be copied: the batch goes first on its own
       // (dropping only what cannot be copied), then the answer, as before.
+      delete message.events;
       options.events!.send(batch);
       port.postMessage(message);
     }
