@@ -156,9 +156,21 @@ async function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<v
  * counted; the kernel's share (socket reads and writes) is. null where /proc is missing.
  */
 export function mainThreadCpuMs(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
+  return pid === undefined ? null : statCpuMs(`/proc/${pid}/task/${pid}/stat`);
+}
+
+/**
+ * CPU time (ms) of the whole process `pid`, every thread: the main loop, pool and game threads, and
+ * V8's and libuv's helpers (garbage collection). On 2 cores shared with the load generator, the
+ * threads beside the main one take CPU from it. null where /proc is missing.
+ */
+export function processCpuMs(pid: number | undefined): number | null {
+  return pid === undefined ? null : statCpuMs(`/proc/${pid}/stat`);
+}
+
+function statCpuMs(path: string): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    const stat = readFileSync(path, 'utf8');
     // Fields after the command name, which is in parentheses and may hold spaces.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // utime and stime are fields 14 and 15 of the line, 11 and 12 after the name, in clock ticks.

@@ -2,10 +2,11 @@
 // shared 2-core machine one bridge run and one reference run minutes apart can differ by 30% from
 // load alone; rounds that alternate bridge and reference (the order turned each round) and the
 // median of their ratios hold still. Each side also reports its main thread's CPU per request
-// (user + system from /proc, so socket writes count), the figure the throughput follows. whoami is
+// (user + system from /proc, so socket writes count), the figure the throughput follows, and every
+// thread's (pool, game and garbage-collector threads take CPU from it on 2 cores). whoami is
 // also measured beside bare hono + piscina (servers/hono-pool.ts): the pool round trip alone.
 import { readFileSync } from 'node:fs';
-import { capabilitiesFile, load, mainThreadCpuMs, startBridgeProcess, startServer, type LoadOptions, type LoadResult } from '../lib/processes.ts';
+import { capabilitiesFile, load, mainThreadCpuMs, processCpuMs, startBridgeProcess, startServer, type LoadOptions, type LoadResult } from '../lib/processes.ts';
 import type { Row } from '../lib/report.ts';
 import { auth, cmdBody, configDir, jsonAuth } from '../lib/requests.ts';
 
@@ -14,6 +15,8 @@ interface Side {
   p99: number;
   /** Main-thread CPU per request, µs (NaN without /proc). */
   cpuUs: number;
+  /** Every thread's CPU per request, µs (NaN without /proc). */
+  allCpuUs: number;
 }
 
 interface Pair {
@@ -30,10 +33,12 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 async function measured(pid: number | undefined, options: LoadOptions): Promise<Side & { result: LoadResult }> {
   const cpu0 = mainThreadCpuMs(pid);
+  const all0 = processCpuMs(pid);
   const result = await load(options);
   const cpu1 = mainThreadCpuMs(pid);
-  const cpuUs = cpu0 === null || cpu1 === null || result.total === 0 ? NaN : ((cpu1 - cpu0) * 1000) / result.total;
-  return { rps: result.rps, p99: result.p99, cpuUs, result };
+  const all1 = processCpuMs(pid);
+  const perRequest = (a: number | null, b: number | null) => (a === null || b === null || result.total === 0 ? NaN : ((b - a) * 1000) / result.total);
+  return { rps: result.rps, p99: result.p99, cpuUs: perRequest(cpu0, cpu1), allCpuUs: perRequest(all0, all1), result };
 }
 
 export async function mainLoopScenario(rows: Row[], raw: Record<string, unknown>, quick: boolean): Promise<void> {
@@ -103,7 +108,11 @@ export async function mainLoopScenario(rows: Row[], raw: Record<string, unknown>
     const p99 = median(sides.bridge.map((b) => b.p99));
     const cpu = median(sides.bridge.map((b) => b.cpuUs));
     const refCpu = median(sides.reference.map((r) => r.cpuUs));
-    process.stderr.write(`  main loop: ${pair.scenario}: ${ratios.map((r) => r.toFixed(2)).join(' ')}; ${cpu.toFixed(1)} vs ${refCpu.toFixed(1)} µs/req\n`);
+    const allCpu = median(sides.bridge.map((b) => b.allCpuUs));
+    const refAllCpu = median(sides.reference.map((r) => r.allCpuUs));
+    process.stderr.write(
+      `  main loop: ${pair.scenario}: ${ratios.map((r) => r.toFixed(2)).join(' ')}; main thread ${cpu.toFixed(1)} vs ${refCpu.toFixed(1)}, all threads ${allCpu.toFixed(1)} vs ${refAllCpu.toFixed(1)} µs/req\n`,
+    );
     rows.push({
       scenario: `main loop: ${pair.scenario}`,
       value: median(sides.bridge.map((b) => b.rps)),
@@ -114,13 +123,16 @@ export async function mainLoopScenario(rows: Row[], raw: Record<string, unknown>
       ok: pair.ok(ratio, p99),
       note:
         `median of ${rounds} alternating ${seconds} s rounds, ratio ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}; ` +
-        `main thread ${cpu.toFixed(1)} µs CPU/req (reference ${refCpu.toFixed(1)})` +
+        `main thread ${cpu.toFixed(1)} µs CPU/req (reference ${refCpu.toFixed(1)}), all threads ${allCpu.toFixed(1)} (${refAllCpu.toFixed(1)})` +
         (floor ? `; against bare hono + piscina ${median(sides.bridge.map((b, i) => b.rps / sides.floor[i]!.rps)).toFixed(2)}×` : ''),
     });
     if (floor) {
       const floorRatios = sides.floor.map((f, i) => f.rps / sides.reference[i]!.rps);
       const floorCpu = median(sides.floor.map((f) => f.cpuUs));
-      process.stderr.write(`  main loop: bare hono + piscina POST: ${floorRatios.map((r) => r.toFixed(2)).join(' ')}; ${floorCpu.toFixed(1)} µs/req\n`);
+      const floorAllCpu = median(sides.floor.map((f) => f.allCpuUs));
+      process.stderr.write(
+        `  main loop: bare hono + piscina POST: ${floorRatios.map((r) => r.toFixed(2)).join(' ')}; main thread ${floorCpu.toFixed(1)}, all threads ${floorAllCpu.toFixed(1)} µs/req\n`,
+      );
       rows.push({
         scenario: 'main loop: bare hono + piscina POST vs bare hono POST (reference: the pool round trip alone)',
         value: median(sides.floor.map((f) => f.rps)),
@@ -129,7 +141,7 @@ export async function mainLoopScenario(rows: Row[], raw: Record<string, unknown>
         ratio: median(floorRatios),
         note:
           `same rounds as whoami, ratio ${Math.min(...floorRatios).toFixed(2)}–${Math.max(...floorRatios).toFixed(2)}; ` +
-          `main thread ${floorCpu.toFixed(1)} µs CPU/req; the ceiling of any pool command's ratio`,
+          `main thread ${floorCpu.toFixed(1)} µs CPU/req, all threads ${floorAllCpu.toFixed(1)}; the ceiling of any pool command's ratio`,
       });
     }
   }
@@ -140,5 +152,5 @@ export async function mainLoopScenario(rows: Row[], raw: Record<string, unknown>
 }
 
 function strip(side: Side & { result: LoadResult }): Side {
-  return { rps: side.rps, p99: side.p99, cpuUs: side.cpuUs };
+  return { rps: side.rps, p99: side.p99, cpuUs: side.cpuUs, allCpuUs: side.allCpuUs };
 }
