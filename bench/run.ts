@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { parseArgs } from 'node:util';
-import { capabilitiesFile, load, startBridgeProcess, startServer, type BridgeProcess, type BridgeStatsReply, type LoadResult } from './lib/processes.ts';
+import { answerFile, load, startBridgeProcess, startServer, type BridgeProcess, type BridgeStatsReply, type LoadResult } from './lib/processes.ts';
 import { formatTable, mergeReport, writeReport, type Row } from './lib/report.ts';
 import { auth, cmdBody, configDir, FPS, jsonAuth } from './lib/requests.ts';
 import { embed } from './scenarios/embed.ts';
@@ -55,7 +55,7 @@ async function references(): Promise<References> {
   const nodeGet = await measure('bare node:http GET', () => load({ url: `${node.url}/health`, connections: 8, duration: DURATION }));
   await node.stop();
   const bridge = await startBridgeProcess({ configDir: configDir() });
-  const file = await capabilitiesFile(bridge);
+  const file = await answerFile(bridge, '/capabilities');
   await bridge.stop();
   const hono = await startServer('bare-hono.ts', [file]);
   const honoGet = await measure('bare hono GET', () => load({ url: `${hono.url}/health`, connections: 8, duration: DURATION }));

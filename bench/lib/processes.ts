@@ -183,10 +183,10 @@ function statCpuMs(path: string): number | null {
 // USER_HZ: 100 on every Linux Node supports (getconf CLK_TCK).
 const CLOCK_TICKS = 100;
 
-/** The bridge's /capabilities bytes in a file, for the bare hono reference to serve the same payload. */
-export async function capabilitiesFile(bridge: BridgeProcess): Promise<string> {
-  const response = await fetch(`${bridge.url}/capabilities`, { headers: { authorization: `Bearer ${bridge.token}` } });
-  const file = join(tmpdir(), `gcb-bench-capabilities-${process.pid}.json`);
+/** The body of the bridge's answer to GET `path` in a file, for a bare hono reference to serve the same payload. */
+export async function answerFile(bridge: BridgeProcess, path: '/capabilities' | '/health'): Promise<string> {
+  const response = await fetch(`${bridge.url}${path}`, { headers: { authorization: `Bearer ${bridge.token}` } });
+  const file = join(tmpdir(), `gcb-bench-${path.slice(1)}-${process.pid}.json`);
   writeFileSync(file, Buffer.from(await response.arrayBuffer()));
   return file;
 }

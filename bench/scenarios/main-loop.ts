@@ -4,9 +4,10 @@
 // median of their ratios hold still. Each side also reports its main thread's CPU per request
 // (user + system from /proc, so socket writes count), the figure the throughput follows, and every
 // thread's (pool, game and garbage-collector threads take CPU from it on 2 cores). whoami is
-// also measured beside bare hono + piscina (servers/hono-pool.ts): the pool round trip alone.
+// also measured beside bare hono + piscina (servers/hono-pool.ts): the pool round trip alone; /health
+// also beside bare hono serving its own bytes and headers (a row without a target).
 import { readFileSync } from 'node:fs';
-import { capabilitiesFile, load, mainThreadCpuMs, processCpuMs, startBridgeProcess, startServer, type LoadOptions, type LoadResult } from '../lib/processes.ts';
+import { answerFile, load, mainThreadCpuMs, processCpuMs, startBridgeProcess, startServer, type LoadOptions, type LoadResult } from '../lib/processes.ts';
 import type { Row } from '../lib/report.ts';
 import { auth, cmdBody, configDir, jsonAuth } from '../lib/requests.ts';
 
@@ -25,8 +26,9 @@ interface Pair {
   reference: (url: string) => LoadOptions;
   /** A third side in the same rounds: the reference's request sent to bare hono + piscina (the pool round trip alone). */
   withPool?: boolean;
-  target: string;
-  ok(ratio: number, p99: number): boolean;
+  /** None for a row that only informs (no target of its own). */
+  target?: string;
+  ok?(ratio: number, p99: number): boolean;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -45,10 +47,10 @@ export async function mainLoopScenario(rows: Row[], raw: Record<string, unknown>
   const rounds = quick ? 3 : 5;
   const seconds = quick ? 2 : 4;
   const bridge = await startBridgeProcess({ configDir: configDir() });
-  // The reference serves the bridge's own /capabilities bytes.
-  const file = await capabilitiesFile(bridge);
+  // The reference serves the bridge's own /capabilities bytes, and its /health bytes at /health-same.
+  const file = await answerFile(bridge, '/capabilities');
   const capabilities = readFileSync(file);
-  const hono = await startServer('bare-hono.ts', [file]);
+  const hono = await startServer('bare-hono.ts', [file, await answerFile(bridge, '/health')]);
   const honoPool = await startServer('hono-pool.ts');
   const get = (url: string, headers: Record<string, string> = {}): LoadOptions => ({ url, connections: 8, duration: seconds, headers });
   const post = (url: string, headers: Record<string, string>): LoadOptions => ({
@@ -73,6 +75,13 @@ export async function mainLoopScenario(rows: Row[], raw: Record<string, unknown>
       reference: (url) => get(`${url}/health`),
       target: '≥ 0.8×, p99 ≤ 2 ms',
       ok: (ratio, p99) => ratio >= 0.8 && p99 <= 2,
+    },
+    {
+      // No target: the one above is against plain GET. This tells the bridge's own work from the
+      // cost of its larger answer (as /capabilities' reference does).
+      scenario: "GET /health vs bare hono serving /health's bytes and headers",
+      bridge: (url, token) => get(`${url}/health`, auth(token)),
+      reference: (url) => get(`${url}/health-same`),
     },
     {
       scenario: 'POST /cmd whoami (pool) vs bare hono POST',
@@ -120,7 +129,7 @@ export async function mainLoopScenario(rows: Row[], raw: Record<string, unknown>
       p99,
       ratio,
       target: pair.target,
-      ok: pair.ok(ratio, p99),
+      ok: pair.ok?.(ratio, p99),
       note:
         `median of ${rounds} alternating ${seconds} s rounds, ratio ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}; ` +
         `main thread ${cpu.toFixed(1)} µs CPU/req (reference ${refCpu.toFixed(1)}), all threads ${allCpu.toFixed(1)} (${refAllCpu.toFixed(1)})` +

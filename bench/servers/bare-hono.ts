@@ -1,6 +1,7 @@
 // Reference: bare hono on @hono/node-server, the same stack the bridge's front end uses.
 // argv[2] (optional): a file whose bytes GET /capabilities serves with the bridge's headers, so the
-// bridge's /capabilities is compared with the same payload, not with 20 bytes.
+// bridge's /capabilities is compared with the same payload, not with 20 bytes. argv[3] (optional):
+// the same for the bridge's /health answer, served at GET /health-same.
 import { readFileSync } from 'node:fs';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -11,20 +12,24 @@ app.post('/cmd', async (c) => {
   const body = (await c.req.json()) as { name: string };
   return c.json({ ok: true, result: { name: body.name }, tick: 1 });
 });
-const capabilitiesFile = process.argv[2];
+// The bridge's header set, with values of the same length (a fixed request id), as a plain object:
+// the cheapest form hono and node-server have, so the ratio isolates the bridge's own work
+// (credential, request id, log line).
+const headers = {
+  'content-type': 'application/json',
+  'x-content-type-options': 'nosniff',
+  'cache-control': 'no-store',
+  'x-request-id': '00000000-0000-4000-8000-000000000000',
+};
+const [capabilitiesFile, healthFile] = process.argv.slice(2);
 if (capabilitiesFile) {
   const bytes = readFileSync(capabilitiesFile);
-  // The bridge's header set, with values of the same length (a fixed request id and ETag), as a
-  // plain object: the cheapest form hono and node-server have, so the ratio isolates the bridge's
-  // own work (credential, request id, log line).
-  const headers = {
-    'content-type': 'application/json',
-    'x-content-type-options': 'nosniff',
-    'cache-control': 'no-store',
-    'x-request-id': '00000000-0000-4000-8000-000000000000',
-    etag: `"${'0'.repeat(27)}"`,
-  };
-  app.get('/capabilities', () => new Response(bytes, { status: 200, headers }));
+  const withTag = { ...headers, etag: `"${'0'.repeat(27)}"` };
+  app.get('/capabilities', () => new Response(bytes, { status: 200, headers: withTag }));
+}
+if (healthFile) {
+  const bytes = readFileSync(healthFile, 'utf8');
+  app.get('/health-same', () => new Response(bytes, { status: 200, headers }));
 }
 const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
   process.stdout.write(`READY http://127.0.0.1:${info.port}\n`);
