@@ -284,7 +284,7 @@ export class EventHub {
     const waitMs = Math.min(input.wait_ms ?? 0, LIMITS.recvEventsWaitMaxMs);
     const first = this.#query(args, kinds, caller);
     if (first.count > 0 || waitMs <= 0 || this.#stopped) return { ok: true, value: first };
-    const lease = this.slots.take(caller.agentId);
+    const lease = this.slots.takeFor(caller);
     if (isFailure(lease)) return lease;
     // The slot goes back only now, after admission, permission and the first look: from here the
     // request holds no admission slot (the permit's release is idempotent; cmd's finally is a no-op).

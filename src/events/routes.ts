@@ -20,7 +20,7 @@ export function eventsRoutes(hub: EventHub): Hono<Env> {
     // Last-Event-ID is what a reconnecting EventSource sends, newer than the since of its URL.
     const since = resumePoint(c);
     if (typeof since === 'object') return fail(c, since, '', {});
-    const lease = hub.slots.take(caller.agentId);
+    const lease = hub.slots.takeFor(caller);
     if (isFailure(lease)) return fail(c, lease, '', {});
     c.get('line').status = 200;
     c.header('x-request-id', c.get('rid'));
