@@ -24,10 +24,11 @@ export function eventsRoutes(hub: EventHub): Hono<Env> {
     if (isFailure(lease)) return fail(c, lease, '', {});
     c.get('line').status = 200;
     c.header('x-request-id', c.get('rid'));
-    // The run and the newest seq now: the stream's backlog is what follows `since` up to this seq
-    // (a client skipping a backlog after a gap, or resuming with nothing received yet, needs it).
+    // The run and the newest seq this caller may see now (decisions §13: without read_all, the last
+    // event it may see): the stream's backlog is what follows `since` up to this seq (a client
+    // skipping a backlog after a gap, or resuming with nothing received yet, needs it).
     c.header('x-event-run', hub.run);
-    c.header('x-event-seq', String(hub.seq));
+    c.header('x-event-seq', String(hub.visibleSeq(caller)));
     return streamSSE(c, async (stream) => {
       const outgoing = c.env?.outgoing;
       const sink: StreamSink = {

@@ -267,7 +267,7 @@ t.test('hub: recv cursor and gap, read-all-only events, closing a removed agentâ
     [2, 4],
     'fog: kingdom 1 only',
   );
-  t.equal(mine.next_cursor, 5, 'the cursor passes events the caller cannot see');
+  t.equal(mine.next_cursor, 5, 'the cursor: the last event the caller may see');
   t.notOk('gap' in mine);
   h.emitReadAllOnly('agents_reloaded', { added: ['x'], removed: [], changed: [] });
   t.equal(recv(athena, { since_seq: 5 }).count, 0, 'agents_reloaded: not for a faction player');
