@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { Failure } from '../errors/bridge-error.ts';
 import { header, type AppContext, type Env } from '../http/context.ts';
-import { fail } from '../http/respond.ts';
+import { fail, NO_STORE, NOSNIFF } from '../http/respond.ts';
 import type { EventHub } from './hub.ts';
 import { isFailure } from './stream-slots.ts';
 import type { StreamSink } from './subscriber.ts';
@@ -29,7 +29,7 @@ export function eventsRoutes(hub: EventHub): Hono<Env> {
     // skipping a backlog after a gap, or resuming with nothing received yet, needs it).
     c.header('x-event-run', hub.run);
     c.header('x-event-seq', String(hub.visibleSeq(caller)));
-    return streamSSE(c, async (stream) => {
+    const response = streamSSE(c, async (stream) => {
       const outgoing = c.env?.outgoing;
       const sink: StreamSink = {
         write: (chunk) => stream.write(chunk),
@@ -41,6 +41,11 @@ export function eventsRoutes(hub: EventHub): Hono<Env> {
       stream.onAbort(() => subscriber.abort());
       await subscriber.done;
     });
+    // decisions §13: the stream carries the headers of every other answer (streamSSE sets
+    // Cache-Control: no-cache, which lets a cache keep what only this caller may see).
+    response.headers.set('x-content-type-options', NOSNIFF);
+    response.headers.set('cache-control', NO_STORE);
+    return response;
   });
 }
 
