@@ -47,7 +47,7 @@ export interface StreamConnectedEvent {
   type: 'connected';
   /** X-Event-Run: the bridge run (seqs start again at 1 in a new run); undefined from an older bridge. */
   run: string | undefined;
-  /** X-Event-Seq: the newest seq when the stream opened. */
+  /** X-Event-Seq: the newest seq this credential may see when the stream opened (read_all: the newest of all). */
   seq: number | undefined;
 }
 

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { nearest, type Failure, type Outcome } from '../errors/bridge-error.ts';
+import { PERMISSIONS } from '../auth/permissions.ts';
 import { LIMITS } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { canSee, READ_ALL_ONLY, type Restriction } from './audience.ts';
@@ -55,7 +56,18 @@ interface Waiter {
   resolve(outcome: Outcome<RecvResult>): void;
 }
 
+/** What an agent without read_all may see, besides its own id: the fog flag and its claim. */
+interface VisibleMark {
+  view: string;
+  /** The last seq this agent may see, as far as it was worked out. */
+  seq: number;
+  /** The seq up to which `seq` was worked out. */
+  checked: number;
+}
+
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
+/** The first window of the backward look for the last visible event; each next one is 4 times wider. */
+const FIRST_LOOK_BACK = 64;
 
 export class EventHub {
   readonly slots: StreamSlots;
@@ -73,6 +85,8 @@ export class EventHub {
   readonly #subscribers = new Set<Subscriber>();
   readonly #leases = new Map<Subscriber, StreamLease>();
   readonly #waiters = new Set<Waiter>();
+  /** decisions §13 cursors: per agent without read_all, the last seq it may see. */
+  readonly #visible = new Map<string, VisibleMark>();
   #kinds: ReadonlySet<string>;
   #kindList: string[];
   /** The game's eventFog: per kind, the fields the fog form cuts. */
@@ -184,8 +198,55 @@ export class EventHub {
     this.emit(kind, fields, [], READ_ALL_ONLY);
   }
 
+  /**
+   * decisions §13: the newest seq `caller` may see, what its cursors (next_cursor, X-Event-Seq)
+   * stand at. read_all holders get the global counter. Anyone else gets the seq of the last event
+   * it may see, so its cursor stands still while only hidden events happen and its steps never
+   * count them. Worked out once per agent and new events: only the events since its last look are
+   * looked at, newest first, up to the first it may see.
+   */
+  visibleSeq(caller: CallerContext): number {
+    if ((caller.permissions & PERMISSIONS.read_all) !== 0) return this.#seq;
+    const view = `${caller.partialIntel ? 1 : 0}:${caller.claimedKingdomId ?? ''}`;
+    let mark = this.#visible.get(caller.agentId);
+    if (mark === undefined || mark.view !== view) {
+      // A new claim or fog flag changes what the agent may see: worked out again from what is kept.
+      mark = { view, seq: 0, checked: 0 };
+      this.#visible.set(caller.agentId, mark);
+    }
+    if (mark.checked < this.#seq) {
+      mark.seq = this.#lastVisibleAfter(caller, mark.checked) ?? mark.seq;
+      mark.checked = this.#seq;
+    }
+    return mark.seq;
+  }
+
+  /**
+   * The newest kept seq after `after` that `caller` may see, or null. Looks back from the newest in
+   * windows growing fourfold, so the cost follows how far back that event is, not the history's size.
+   */
+  #lastVisibleAfter(caller: CallerContext, after: number): number | null {
+    const oldest = this.#ring.oldestSeq;
+    if (oldest === undefined) return null;
+    let upper = this.#seq;
+    for (let span = FIRST_LOOK_BACK; upper > after && upper >= oldest; span *= 4) {
+      const lower = Math.max(after, upper - span);
+      const top = upper;
+      let found: number | null = null;
+      this.#ring.forEachAfter(lower, (event) => {
+        if (event.seq > top) return false;
+        if (canSee(caller, event)) found = event.seq;
+        return true;
+      });
+      if (found !== null) return found;
+      upper = lower;
+    }
+    return null;
+  }
+
   /** decisions §10: a removed agent's streams close (and its waiting recv_events answer). */
   closeAgent(agentId: string): void {
+    this.#visible.delete(agentId);
     for (const subscriber of this.#subscribers) if (subscriber.caller.agentId === agentId) subscriber.end('removed');
     for (const waiter of this.#waiters) if (waiter.caller.agentId === agentId) this.#answer(waiter);
   }
@@ -195,6 +256,7 @@ export class EventHub {
    * new context (role, permissions, claim); one whose agent is gone is closed.
    */
   rebindCallers(current: (agentId: string) => CallerContext | null): void {
+    for (const agentId of this.#visible.keys()) if (current(agentId) === null) this.#visible.delete(agentId);
     for (const subscriber of this.#subscribers) {
       const caller = current(subscriber.caller.agentId);
       if (caller === null) subscriber.end('removed');
@@ -284,7 +346,7 @@ export class EventHub {
     const waitMs = Math.min(input.wait_ms ?? 0, LIMITS.recvEventsWaitMaxMs);
     const first = this.#query(args, kinds, caller);
     if (first.count > 0 || waitMs <= 0 || this.#stopped) return { ok: true, value: first };
-    const lease = this.slots.take(caller.agentId);
+    const lease = this.slots.takeFor(caller);
     if (isFailure(lease)) return lease;
     // The slot goes back only now, after admission, permission and the first look: from here the
     // request holds no admission slot (the permit's release is idempotent; cmd's finally is a no-op).
@@ -342,26 +404,28 @@ export class EventHub {
 
   /**
    * Events after since_seq the caller may see, oldest first, at most max. next_cursor is the seq to
-   * ask from next time: the last one returned, or, when fewer than max matched, the newest seq looked
-   * at, so events the caller cannot see are not scanned again.
+   * ask from next time: the last one returned, or, when fewer than max matched, the newest seq the
+   * caller may see (visibleSeq), so its steps never count events hidden from it. Nothing after that
+   * seq is visible to the caller, so the look stops there.
    */
   #query(args: { since_seq: number; max: number }, kinds: ReadonlySet<string> | null, caller: CallerContext): RecvResult {
     const since = Math.min(args.since_seq, this.#seq);
+    const visible = this.visibleSeq(caller);
     const items: string[] = [];
-    let cursor = since;
-    let full = false;
-    this.#ring.forEachAfter(since, (event) => {
-      if ((kinds === null || kinds.has(event.kind)) && canSee(caller, event)) {
-        items.push(event.jsonFor(caller));
-        if (items.length === args.max) {
-          cursor = event.seq;
-          full = true;
-          return false;
+    let cursor = visible;
+    if (since < visible) {
+      this.#ring.forEachAfter(since, (event) => {
+        if (event.seq > visible) return false;
+        if ((kinds === null || kinds.has(event.kind)) && canSee(caller, event)) {
+          items.push(event.jsonFor(caller));
+          if (items.length === args.max) {
+            cursor = event.seq;
+            return false;
+          }
         }
-      }
-      return true;
-    });
-    if (!full) cursor = this.#seq;
+        return true;
+      });
+    }
     const result: RecvResult = { items, count: items.length, next_cursor: cursor, oldest_seq: this.#oldestSeq() };
     const gap = this.#gapAfter(since);
     if (gap) result.gap = gap;

@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { Failure } from '../errors/bridge-error.ts';
 import { header, type AppContext, type Env } from '../http/context.ts';
-import { fail } from '../http/respond.ts';
+import { fail, NO_STORE, NOSNIFF } from '../http/respond.ts';
 import type { EventHub } from './hub.ts';
 import { isFailure } from './stream-slots.ts';
 import type { StreamSink } from './subscriber.ts';
@@ -20,15 +20,16 @@ export function eventsRoutes(hub: EventHub): Hono<Env> {
     // Last-Event-ID is what a reconnecting EventSource sends, newer than the since of its URL.
     const since = resumePoint(c);
     if (typeof since === 'object') return fail(c, since, '', {});
-    const lease = hub.slots.take(caller.agentId);
+    const lease = hub.slots.takeFor(caller);
     if (isFailure(lease)) return fail(c, lease, '', {});
     c.get('line').status = 200;
     c.header('x-request-id', c.get('rid'));
-    // The run and the newest seq now: the stream's backlog is what follows `since` up to this seq
-    // (a client skipping a backlog after a gap, or resuming with nothing received yet, needs it).
+    // The run and the newest seq this caller may see now (decisions §13: without read_all, the last
+    // event it may see): the stream's backlog is what follows `since` up to this seq (a client
+    // skipping a backlog after a gap, or resuming with nothing received yet, needs it).
     c.header('x-event-run', hub.run);
-    c.header('x-event-seq', String(hub.seq));
-    return streamSSE(c, async (stream) => {
+    c.header('x-event-seq', String(hub.visibleSeq(caller)));
+    const response = streamSSE(c, async (stream) => {
       const outgoing = c.env?.outgoing;
       const sink: StreamSink = {
         write: (chunk) => stream.write(chunk),
@@ -40,6 +41,11 @@ export function eventsRoutes(hub: EventHub): Hono<Env> {
       stream.onAbort(() => subscriber.abort());
       await subscriber.done;
     });
+    // decisions §13: the stream carries the headers of every other answer (streamSSE sets
+    // Cache-Control: no-cache, which lets a cache keep what only this caller may see).
+    response.headers.set('x-content-type-options', NOSNIFF);
+    response.headers.set('cache-control', NO_STORE);
+    return response;
   });
 }
 

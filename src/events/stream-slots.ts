@@ -1,60 +1,31 @@
-// decisions §7 and §10: event streams and waiting recv_events share `[Bridge] max_event_streams`;
-// in multi-agent mode one credential holds at most half of them (rounded up), so one agent cannot
-// take every stream. They hold no admission slot.
+// decisions §7, §10 and §13: event streams and waiting recv_events share `[Bridge]
+// max_event_streams`, with the caps every long-held pool has (admission/capped-slots.ts): half per
+// agent in multi-agent mode, a quarter kept for read_all. They hold no admission slot.
+import { CappedSlots, type SlotLease } from '../admission/capped-slots.ts';
+import { PERMISSIONS } from '../auth/permissions.ts';
 import type { Failure } from '../errors/bridge-error.ts';
+import type { CallerContext } from '../shared/caller.ts';
 
-export interface StreamLease {
-  /** Idempotent: the slot comes back exactly once. */
-  release(): void;
-}
+export type StreamLease = SlotLease;
+export { isRefusal as isFailure } from '../admission/capped-slots.ts';
 
-export class StreamSlots {
-  readonly limit: number;
-  /** Per-credential cap, or null in legacy mode (one credential). */
-  readonly perAgent: number | null;
-  readonly #byAgent = new Map<string, number>();
-  #inUse = 0;
+const WORDS = {
+  noun: 'event streams',
+  cap: '[Bridge] max_event_streams',
+  counts: 'streams and waiting recv_events count',
+  freeOne: 'close one',
+};
+
+export class StreamSlots extends CappedSlots {
+  readonly #multiAgent: boolean;
 
   constructor(limit: number, multiAgent: boolean) {
-    this.limit = limit;
-    this.perAgent = multiAgent ? Math.ceil(limit / 2) : null;
+    super(limit, WORDS);
+    this.#multiAgent = multiAgent;
   }
 
-  get inUse(): number {
-    return this.#inUse;
+  /** A place for this caller's stream or wait, or the BUSY failure that says which cap is full. */
+  takeFor(caller: CallerContext): StreamLease | Failure {
+    return this.take({ agentId: caller.agentId, readAll: (caller.permissions & PERMISSIONS.read_all) !== 0, multiAgent: this.#multiAgent });
   }
-
-  /** A slot for this agent, or the BUSY failure that says which cap is full. */
-  take(agentId: string): StreamLease | Failure {
-    const held = this.#byAgent.get(agentId) ?? 0;
-    if (this.#inUse >= this.limit) {
-      return busy(`all ${this.limit} event streams are taken ([Bridge] max_event_streams; streams and waiting recv_events count); retry later`);
-    }
-    if (this.perAgent !== null && held >= this.perAgent) {
-      return busy(
-        `agent '${agentId}' already holds ${held} event streams, its share (half of [Bridge] max_event_streams = ${this.limit}); close one, or retry later`,
-      );
-    }
-    this.#inUse++;
-    this.#byAgent.set(agentId, held + 1);
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        this.#inUse--;
-        const left = (this.#byAgent.get(agentId) ?? 1) - 1;
-        if (left === 0) this.#byAgent.delete(agentId);
-        else this.#byAgent.set(agentId, left);
-      },
-    };
-  }
-}
-
-function busy(message: string): Failure {
-  return { ok: false, code: 'BUSY', message };
-}
-
-export function isFailure(value: StreamLease | Failure): value is Failure {
-  return 'ok' in value;
 }

@@ -6,6 +6,7 @@ import type { Failure } from '../errors/bridge-error.ts';
 import { LIMITS } from '../limits.ts';
 import { requestId } from './context.ts';
 import { errorBody, statusOf } from './envelope.ts';
+import { NO_STORE, NOSNIFF } from './respond.ts';
 
 /**
  * The Node server in front of the app, listening on 127.0.0.1 only (spec: loopback). A request the
@@ -62,5 +63,8 @@ function refuse(incoming: IncomingMessage | undefined, hostAllowed: (host: strin
   const rid = requestId(typeof sent === 'string' ? sent : undefined);
   const status = statusOf(failure);
   log.info({ rid, method: incoming?.method ?? '', path: '(other)', agent: null, command: null, status, code: failure.code }, 'request');
-  return new Response(errorBody(failure, '', {}), { status, headers: { 'content-type': 'application/json', 'x-request-id': rid } });
+  return new Response(errorBody(failure, '', {}), {
+    status,
+    headers: { 'content-type': 'application/json', 'x-content-type-options': NOSNIFF, 'cache-control': NO_STORE, 'x-request-id': rid },
+  });
 }

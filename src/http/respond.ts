@@ -5,8 +5,8 @@ import { errorBody, statusOf } from './envelope.ts';
 const JSON_TYPE = 'application/json';
 // decisions §11: no client may sniff an answer into another type, and no cache may keep one (they
 // carry world state and, for some commands, what only this caller may see).
-const NOSNIFF = 'nosniff';
-const NO_STORE = 'no-store';
+export const NOSNIFF = 'nosniff';
+export const NO_STORE = 'no-store';
 
 /**
  * Every answer of the bridge leaves through here, so its headers are set in one place. A Response

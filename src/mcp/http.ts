@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CappedSlots, isRefusal } from '../admission/capped-slots.ts';
 import { presentedToken, sha256 } from '../auth/credentials.ts';
 import { createHostCheck, originAllowed } from '../auth/host-origin.ts';
 import { BridgeClient, type ClientOptions } from '../client/client.ts';
@@ -27,8 +28,9 @@ export interface McpHttpOptions {
   /** Session-level log lines (never a token). Default: stderr. */
   log?: (line: string) => void;
   /**
-   * Open sessions allowed at once; more initialize requests get 503. Default 64. decisions §10:
-   * against a multi-agent bridge one credential holds at most half of them (rounded up).
+   * Open sessions allowed at once; more initialize requests get 503. Default 64. decisions §10 and
+   * §13: against a multi-agent bridge one agent holds at most half of them (rounded up), and a
+   * quarter (rounded down) is kept for agents with read_all.
    */
   maxSessions?: number;
   /** A session with no request for this long is closed. Default 1 hour. */
@@ -60,11 +62,10 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   const idleTimeoutMs = options.idleTimeoutMs ?? 3_600_000;
   const maxInitBytes = options.maxInitBytes ?? 1024 * 1024;
   const sessions = new Map<string, Session>();
-  // Sessions counted the moment their check passes (opening or open), in all and per credential,
-  // so parallel initialize requests cannot all pass a check made before an await.
-  let counted = 0;
-  const perCredential = new Map<string, number>();
-  const perCredentialCap = Math.ceil(maxSessions / 2);
+  // Sessions counted the moment their check passes (opening or open), in all, per agent and for
+  // agents without read_all, so parallel initialize requests cannot all pass a check made before an
+  // await.
+  const slots = new CappedSlots(maxSessions, { noun: 'MCP sessions', cap: 'gcb mcp --http', freeOne: `close one (DELETE ${MCP_PATH})` });
   let port = options.port ?? DEFAULT_MCP_PORT;
   const hostAllowed = createHostCheck(() => port);
 
@@ -94,48 +95,36 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     const body = await readJson(req, maxInitBytes);
     if (body instanceof Error) return reject(res, body.message.startsWith('body over') ? 413 : 400, body.message, undefined, -32700);
     if (!isInitializeRequest(body)) return reject(res, 400, 'Bad Request: no valid session ID provided (start with initialize)');
-    const full = () => reject(res, 503, `too many open sessions (${maxSessions}); close one (DELETE ${MCP_PATH})`, { 'retry-after': '1' });
-    if (counted >= maxSessions) return full();
+    const busy = (message: string) => reject(res, 503, message, { 'retry-after': '1' });
+    const full = slots.whenFull();
+    if (full) return busy(full.message);
 
     // The session's own token reads /capabilities: it proves the token before the session exists,
     // and the tool list is the one this bridge serves now. /health says whether the bridge is in
-    // multi-agent mode, where one credential gets at most half of the sessions.
+    // multi-agent mode, where one agent gets at most half of the sessions; whoami names the agent
+    // (all its tokens share its half) and whether it holds read_all (the kept quarter).
     const client = new BridgeClient({ ...options.clientOptions, url: options.bridgeUrl, token });
+    const digest = sha256(token);
     let capabilities: Awaited<ReturnType<BridgeClient['capabilities']>>;
     let multiAgent: boolean;
+    let taker: { agentId: string; readAll: boolean };
     try {
       capabilities = await client.capabilities();
-      multiAgent = (await client.health()).multi_agent;
+      const [health, who] = await Promise.all([client.health(), whoami(client)]);
+      multiAgent = health.multi_agent;
+      // While the kill switch is off POST /cmd answers DISABLED: the token then stands for its agent,
+      // and only legacy mode's one credential, which holds every permission, counts as read_all, so
+      // the kept quarter is never handed out on a guess.
+      taker = who ?? { agentId: `token ${digest.toString('hex')}`, readAll: !multiAgent };
     } catch (err) {
       if (err instanceof BridgeCallError && err.code === 'UNAUTHORIZED')
         return reject(res, 401, 'the bridge refused this token', { 'www-authenticate': 'Bearer' });
       if (err instanceof BridgeCallError || err instanceof BridgeConnectionError) return reject(res, 502, err.message);
       throw err;
     }
-    const digest = sha256(token);
-    const key = digest.toString('hex');
-    // No await from these checks to the count below (decisions §10).
-    if (counted >= maxSessions) return full();
-    const held = perCredential.get(key) ?? 0;
-    if (multiAgent && held >= perCredentialCap) {
-      return reject(
-        res,
-        503,
-        `this credential already holds ${held} MCP sessions, its share (half of ${maxSessions}); close one (DELETE ${MCP_PATH}) or retry later`,
-        { 'retry-after': '1' },
-      );
-    }
-    counted++;
-    perCredential.set(key, held + 1);
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      counted--;
-      const left = (perCredential.get(key) ?? 1) - 1;
-      if (left === 0) perCredential.delete(key);
-      else perCredential.set(key, left);
-    };
+    // No await from this check to the count it makes (decisions §10).
+    const lease = slots.take({ ...taker, multiAgent });
+    if (isRefusal(lease)) return busy(lease.message);
 
     const server = createMcpServer({ client, capabilities, prefix });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -146,7 +135,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
       },
     });
     transport.onclose = () => {
-      release();
+      lease.release();
       const id = transport.sessionId;
       if (id !== undefined && sessions.delete(id)) log(`session ${id.slice(0, 8)} closed (${sessions.size} open)`);
     };
@@ -155,7 +144,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
       await transport.handleRequest(req, res, body);
     } finally {
       // An initialize that never became a session gives its count back.
-      if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) release();
+      if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) lease.release();
     }
   };
 
@@ -200,6 +189,17 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
       return closing;
     },
   };
+}
+
+/** The token's agent and whether it holds read_all; null while the bridge is disabled. */
+async function whoami(client: BridgeClient): Promise<{ agentId: string; readAll: boolean } | null> {
+  try {
+    const who = await client.call('whoami');
+    return { agentId: who.agent_id, readAll: who.permissions.includes('read_all') };
+  } catch (err) {
+    if (err instanceof BridgeCallError && err.code === 'DISABLED') return null;
+    throw err;
+  }
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

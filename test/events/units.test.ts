@@ -214,7 +214,7 @@ t.test('subscriber: a stalled client is closed past its buffer; a reading one ge
   const stalled = fakeSink('stalled');
   const fast = fakeSink('fast');
   const take = () => {
-    const lease = h.slots.take('zeus');
+    const lease = h.slots.takeFor(god);
     if ('ok' in lease) throw new Error('no slot');
     return lease;
   };
@@ -267,7 +267,7 @@ t.test('hub: recv cursor and gap, read-all-only events, closing a removed agentâ
     [2, 4],
     'fog: kingdom 1 only',
   );
-  t.equal(mine.next_cursor, 5, 'the cursor passes events the caller cannot see');
+  t.equal(mine.next_cursor, 5, 'the cursor: the last event the caller may see');
   t.notOk('gap' in mine);
   h.emitReadAllOnly('agents_reloaded', { added: ['x'], removed: [], changed: [] });
   t.equal(recv(athena, { since_seq: 5 }).count, 0, 'agents_reloaded: not for a faction player');
@@ -277,7 +277,7 @@ t.test('hub: recv cursor and gap, read-all-only events, closing a removed agentâ
   t.equal(bad.did_you_mean?.[0], 'ping');
 
   const sink = fakeSink('fast');
-  const lease = h.slots.take('athena');
+  const lease = h.slots.takeFor(athena);
   if ('ok' in lease) throw new Error('no slot');
   const subscriber = h.subscribe({ caller: athena, kinds: null, since: undefined, sink: sink.sink, lease });
   h.rebindCallers((id) => (id === 'athena' ? { ...athena, claimedKingdomId: 2 } : null));
