@@ -1,18 +1,15 @@
+import type { FrameJob, FrameJobs } from '../commands/frame-jobs.ts';
 import { LIMITS } from '../limits.ts';
 import { kJobs } from '../shared/layout.ts';
 
-/** A per-frame job: step() runs once a frame and returns true when the job is finished. */
-export interface FrameJob {
-  step(): boolean;
-  /** Called instead of further steps when the bridge stops. */
-  cancel?(): void;
-}
+// FrameJob's home is commands/frame-jobs.ts; this name stays for imports that still use it.
+export type { FrameJob } from '../commands/frame-jobs.ts';
 
 /**
  * spec Limits: the per-frame job registry holds at most 32 jobs at once (invoke_power pulses are
  * its only user). Lives on the game thread; the count is mirrored in shared memory for health/bench.
  */
-export class JobRegistry {
+export class JobRegistry implements FrameJobs {
   readonly capacity: number;
   #jobs: FrameJob[] = [];
   readonly #control: Int32Array;

@@ -3,24 +3,10 @@
 // sends (so an answer never reaches a client before the events its command emitted), or at the end
 // of the frame: no message per event, none for an empty frame. The main loop numbers them.
 import { LIMITS } from '../limits.ts';
+import type { EventBatch, RawEvent } from '../shared/protocol.ts';
 
-/** One event as it crosses to the main loop; the main loop adds seq and at_utc. */
-export interface RawEvent {
-  kind: string;
-  tick: number;
-  fields: Record<string, unknown> | undefined;
-  kingdomIds: number[];
-}
-
-/** Game thread → main loop: with an answer, or at the end of a frame. */
-export interface EventBatch {
-  type: 'events';
-  events: RawEvent[];
-  /** Date.now() when the batch left: at_utc of its events. */
-  at: number;
-  /** Events refused this frame because the buffer was full. */
-  dropped: number;
-}
+// The types' home is shared/protocol.ts; these names stay for imports that still use them.
+export type { EventBatch, RawEvent } from '../shared/protocol.ts';
 
 export interface Collector {
   /** host.emit: cheap, never throws into game code. */
