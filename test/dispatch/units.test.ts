@@ -7,9 +7,10 @@ import type { Outcome } from '../../src/errors/bridge-error.ts';
 import { runBatch } from '../../src/dispatch/batch-run.ts';
 import { execute } from '../../src/dispatch/execute.ts';
 import type { QueueAnswer } from '../../src/dispatch/game-queue.ts';
-import { JobRegistry, type FrameJob } from '../../src/dispatch/jobs.ts';
+import { JobRegistry } from '../../src/dispatch/jobs.ts';
 import type { CommandPool, PoolAnswer } from '../../src/dispatch/pool.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
+import type { FrameJob } from '../../src/shared/frame.ts';
 import { createSharedState, kJobs } from '../../src/shared/layout.ts';
 
 const caller = { agentId: 'a1' } as CallerContext;
