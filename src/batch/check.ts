@@ -2,7 +2,8 @@
 // item refuses the whole batch before anything is queued, naming it (`commands[3]: ...`).
 import { permissionFailure } from '../auth/permissions.ts';
 import type { CommandDef } from '../commands/define.ts';
-import { argsProblem, type CommandRegistry } from '../commands/registry.ts';
+import { argsProblem } from '../commands/args-problem.ts';
+import type { CommandRegistry } from '../commands/registry.ts';
 import { failureOrNull, type BridgeError, type Failure } from '../errors/bridge-error.ts';
 import type { CallerContext } from '../shared/caller.ts';
 
