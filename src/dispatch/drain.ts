@@ -23,8 +23,6 @@ import {
 } from '../shared/layout.ts';
 import type { ActionMessage, ActionReply } from '../shared/protocol.ts';
 import type { Collector } from '../events/collector.ts';
-import { BATCH_COMMAND, type BatchRequest } from '../batch/check.ts';
-import { runBatch } from './batch-run.ts';
 import { hFrameDuration, hFrameItems, hQueueWait, observe } from '../shared/histograms.ts';
 import { JobRegistry } from './jobs.ts';
 
@@ -93,12 +91,11 @@ export function createDrainer(options: {
   }
 
   function frameEnv(args: unknown, caller: ActionMessage['caller']): FrameEnv<unknown> {
-    return { game, args, caller, jobs, shared, timings, emit };
+    return { game, args, caller, jobs, shared, timings, emit, runFrame: (name, input) => runFrame(name, input, caller) };
   }
 
-  /** One frame step, timed so the stats count only the dispatcher. Never throws. */
-  function runStep(handler: FrameHandler, env: FrameEnv<unknown>, input: unknown): Outcome<unknown> | Promise<Outcome<unknown>> {
-    const h0 = now();
+  /** One frame step. Never throws: what it throws is its failure. */
+  function guarded(handler: FrameHandler, env: FrameEnv<unknown>, input: unknown): Outcome<unknown> | Promise<Outcome<unknown>> {
     try {
       const value = handler(env, input);
       // A started action is never cut off: a deferred one (pulses) answers when its job ends.
@@ -106,32 +103,34 @@ export function createDrainer(options: {
       return { ok: true, value };
     } catch (err) {
       return toFailure(err);
+    }
+  }
+
+  /** A queued action's frame step, timed so the stats count only the dispatcher (steps it runs inside included). */
+  function runStep(handler: FrameHandler, env: FrameEnv<unknown>, input: unknown): Outcome<unknown> | Promise<Outcome<unknown>> {
+    const h0 = now();
+    try {
+      return guarded(handler, env, input);
     } finally {
       handlerMs += now() - h0;
     }
   }
 
-  /** decisions §8: one batch item, with the frame a lone command of that name gets. */
-  function runItem(name: string, args: Record<string, unknown>, caller: ActionMessage['caller']): Outcome<unknown> | Promise<Outcome<unknown>> {
+  /** FrameEnv.runFrame: command `name`'s frame step inside the running one, with the frame a lone command of that name gets. */
+  function runFrame(name: string, args: Record<string, unknown>, caller: ActionMessage['caller']): Outcome<unknown> | Promise<Outcome<unknown>> {
     const handler = commands.get(name)?.frame as FrameHandler | undefined;
     if (!handler) return toFailure(new Error(`no frame handler ${name}.run`));
-    return runStep(handler, frameEnv(args, caller), args);
+    return guarded(handler, frameEnv(args, caller), args);
   }
 
   function start(action: ActionMessage, startMs: number): void {
     startedAt[action.slot] = startMs;
     const t0 = now();
     const finish = (outcome: Outcome<unknown>) => reply({ kind: 'done', slot: action.slot, id: action.id, outcome, runMs: now() - t0 });
-    let outcome: Outcome<unknown> | Promise<Outcome<unknown>>;
-    if (action.command === BATCH_COMMAND && action.phase === 'run') {
-      const batch = runBatch(action.input as BatchRequest, (name, args) => runItem(name, args, action.caller));
-      outcome = batch instanceof Promise ? batch.then(succeeded) : { ok: true, value: batch };
-    } else {
-      const def = commands.get(action.command);
-      const handler = (action.phase === 'run' ? def?.frame : def?.phases?.[action.phase]) as FrameHandler | undefined;
-      if (!handler) return finish(toFailure(new Error(`no frame handler ${action.command}.${action.phase}`)));
-      outcome = runStep(handler, frameEnv(action.input, action.caller), action.input);
-    }
+    const def = commands.get(action.command);
+    const handler = (action.phase === 'run' ? def?.frame : def?.phases?.[action.phase]) as FrameHandler | undefined;
+    if (!handler) return finish(toFailure(new Error(`no frame handler ${action.command}.${action.phase}`)));
+    const outcome = runStep(handler, frameEnv(action.input, action.caller), action.input);
     if (outcome instanceof Promise) void outcome.then(finish);
     else finish(outcome);
   }

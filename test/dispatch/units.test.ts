@@ -2,9 +2,9 @@
 // frame (decisions §8), and execute()'s choice between the game queue and the pool (spec step 5).
 // Fast unit tests: `npm run mutate -- dispatch` runs them once a mutant.
 import t from 'tap';
+import { runBatch } from '../../src/commands/action/batch/run.ts';
 import type { CommandDef } from '../../src/commands/define.ts';
 import type { Outcome } from '../../src/errors/bridge-error.ts';
-import { runBatch } from '../../src/dispatch/batch-run.ts';
 import { execute } from '../../src/dispatch/execute.ts';
 import type { QueueAnswer } from '../../src/dispatch/game-queue.ts';
 import { JobRegistry } from '../../src/dispatch/jobs.ts';
