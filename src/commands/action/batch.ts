@@ -1,5 +1,5 @@
 import { defineCommand } from '../define.ts';
-import { checkItemAccess, checkItems, holdsGatedItem } from './batch/items.ts';
+import { checkItemAccess, checkItems, ranGatedItem } from './batch/items.ts';
 import { runBatch } from './batch/run.ts';
 import { BatchArgs, BatchResult } from './batch/schema.ts';
 
@@ -28,6 +28,6 @@ export default defineCommand({
   // decisions §8: a refused item refuses the batch before it may wait for a slot.
   precheck: (args, caller, checks) => checkItems(args, checks) ?? checkItemAccess(args, caller, checks),
   checkAccess: checkItemAccess,
-  keepsTurn: (args, _result, checks) => holdsGatedItem(args, checks),
+  keepsTurn: (args, result, checks) => ranGatedItem(args, result.results, checks),
   frame: (env) => runBatch(env.args, env.runFrame),
 });

@@ -57,9 +57,9 @@ export function checkItemAccess(request: BatchArgs, caller: CallerContext, check
   return null;
 }
 
-/** decisions §11: a batch that ran keeps the turn when it holds a turn-gated item. */
-export function holdsGatedItem(request: BatchArgs, checks: CheckContext): boolean {
-  return request.commands.some((item) => checks.commands.get(item.name)?.def.turnGated === true);
+/** decisions §13: a batch keeps the turn only when a turn-gated item of it ran in the game and succeeded. */
+export function ranGatedItem(request: BatchArgs, results: ReadonlyArray<{ ok: boolean }>, checks: CheckContext): boolean {
+  return results.some((result, index) => result.ok && checks.commands.get(request.commands[index]?.name ?? '')?.def.turnGated === true);
 }
 
 function unknownItem(at: string, name: string, checks: CheckContext): Failure {
