@@ -55,7 +55,7 @@ export function createDrainer(options: {
   /**
    * decisions §7: the events collected so far leave with each answer, on this same port, so the
    * main loop has them before the answer (a client that reads events after an answer sees what
-   * its command emitted); the rest leave as one batch at the end of drainFrame.
+   * its command emitted); the rest leave together at the end of drainFrame.
    */
   events?: Collector;
   /** The clock (ms, sharedNow's base) for deadlines and every figure in the stats; tests drive it by hand. */
@@ -71,17 +71,17 @@ export function createDrainer(options: {
   const game = options.game as Required<GameModule>;
 
   function reply(message: ActionReply): void {
-    const batch = options.events?.take() ?? null;
-    if (batch === null) return port.postMessage(message);
-    // The message is this reply's own: it carries the batch with no copy of it made.
-    message.events = batch;
+    const events = options.events?.take() ?? null;
+    if (events === null) return port.postMessage(message);
+    // The message is this reply's own: it carries the events with no copy of them made.
+    message.events = events;
     try {
       port.postMessage(message);
     } catch {
-      // Something in the batch (or the answer) cannot be copied: the batch goes first on its own
+      // Something in the events (or the answer) cannot be copied: the events go first on their own
       // (dropping only what cannot be copied), then the answer, as before.
       delete message.events;
-      options.events!.send(batch);
+      options.events!.send(events);
       port.postMessage(message);
     }
   }
@@ -154,8 +154,8 @@ export function createDrainer(options: {
     handlerMs = 0;
     let drained = 0;
     let items = 0;
-    // decisions §8: at most 32 entries and 256 items a frame; a batch that does not fit whole waits
-    // for the next frame, ahead of everything queued after it. gcb_frame_items (decisions §9) counts them too.
+    // decisions §8: at most 32 entries and 256 items a frame; an entry of several items that does not
+    // fit whole waits for the next frame, ahead of everything queued after it. gcb_frame_items (decisions §9) counts them too.
     for (; drained < LIMITS.actionsPerFrame; drained++) {
       const action = next();
       if (action === undefined) break;
