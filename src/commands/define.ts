@@ -99,6 +99,8 @@ export interface CommandDef<S extends TObject = TObject, R extends TSchema = TSc
   frameItems?: (args: Static<S>) => number;
   /** decisions §8: why these args cannot be a batch item though the command can (pulsed invoke_power), or null. */
   batchRefusal?: (args: Static<S>) => string | null;
+  // The hooks below are methods, whose parameters TypeScript checks both ways, so a command typed by
+  // its own args and result still fits CommandDef.
   /**
    * spec step 3, past the schema: the command's own check of its args, run once on the main loop
    * before admission, so a request it refuses never waits for a slot (batch: its items).
