@@ -17,7 +17,7 @@ const LAYERS = [
   ['src/dispatch/'],
   ['src/session/'],
   ['src/http/'],
-  ['src/events/', 'src/metrics/', 'src/view/', 'src/batch/'],
+  ['src/events/', 'src/metrics/', 'src/view/'],
   ['src/client/'],
   ['src/mcp/'],
   ['src/bridge.ts'],

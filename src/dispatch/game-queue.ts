@@ -73,7 +73,7 @@ export class GameQueue {
     return this.#entries.size;
   }
 
-  /** `items`: what it counts against a frame's 256 (decisions §8: a batch's items run in one frame). */
+  /** `items`: what it counts against a frame's 256 (decisions §8: an entry's items all run in one frame). */
   submit(command: string, phase: string, input: unknown, caller: CallerContext, items = 1): Promise<QueueAnswer> {
     if (this.#closed) return Promise.resolve(immediate(busy('the bridge is shutting down')));
     const slot = this.#free.pop();

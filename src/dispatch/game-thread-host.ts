@@ -181,7 +181,7 @@ async function launch(
   worker.on('error', (err: Error) => (fault.error ??= err));
   try {
     const ready = await waitForReady(worker);
-    // The first frame's batch (world_generated) is on port1 already: the queue takes it at once.
+    // The first frame's events (world_generated) are on port1 already: the queue takes them at once.
     return { ready, running: { worker, port: port1, queue: new GameQueue(port1, shared, data.timings, onEvents), fault } };
   } catch (err) {
     port1.close();

@@ -1,9 +1,6 @@
-import type { FrameJob, FrameJobs } from '../commands/frame-jobs.ts';
 import { LIMITS } from '../limits.ts';
+import type { FrameJob, FrameJobs } from '../shared/frame.ts';
 import { kJobs } from '../shared/layout.ts';
-
-// FrameJob's home is commands/frame-jobs.ts; this name stays for imports that still use it.
-export type { FrameJob } from '../commands/frame-jobs.ts';
 
 /**
  * spec Limits: the per-frame job registry holds at most 32 jobs at once (invoke_power pulses are

@@ -58,7 +58,7 @@ t.test('an import from a higher layer is refused by the layer rule of the import
     ['src/shared/protocol.ts', 'src/events/collector.ts', 'layer-shared'],
     ['src/errors/bridge-error.ts', 'src/shared/layout.ts', 'layer-errors'],
     ['src/commands/define.ts', 'src/dispatch/jobs.ts', 'layer-commands'],
-    ['src/dispatch/drain.ts', 'src/batch/check.ts', 'layer-dispatch'],
+    ['src/dispatch/drain.ts', 'src/events/hub.ts', 'layer-dispatch'],
     ['src/session/live-agents.ts', 'src/events/hub.ts', 'layer-session'],
     ['src/http/app.ts', 'src/metrics/index.ts', 'layer-http'],
     ['src/http/routes/cmd.ts', 'src/events/audit.ts', 'layer-http'],

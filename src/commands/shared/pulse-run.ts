@@ -4,9 +4,9 @@
 import { BridgeError } from '../../errors/bridge-error.ts';
 import type { Timings } from '../../limits.ts';
 import type { CallerContext } from '../../shared/caller.ts';
+import type { FrameJob, FrameJobs } from '../../shared/frame.ts';
 import type { GameModule } from '../../shared/game-module.ts';
 import { kTurnHolder, kWorldEpoch, type SharedState } from '../../shared/layout.ts';
-import type { FrameJob, FrameJobs } from '../frame-jobs.ts';
 
 export type StopReason = 'turn_ended' | 'world_changed' | 'deadline' | 'error';
 
@@ -33,7 +33,7 @@ export interface PulsedResult {
 export interface PulseEnv {
   game: Pick<Required<GameModule>, 'invokePower'>;
   caller: CallerContext;
-  jobs: FrameJobs;
+  jobs: Pick<FrameJobs, 'register' | 'capacity'>;
   shared: SharedState;
   timings: Pick<Timings, 'pulsedRunBudgetMs'>;
 }
