@@ -45,6 +45,7 @@ import {
   sItems,
   sOverheadMs,
 } from './shared/layout.ts';
+import type { ClockMode } from './shared/frame.ts';
 import type { BridgeInfo } from './shared/protocol.ts';
 import { MOD_VERSION } from './version.ts';
 import { moduleUrl } from './shared/modules.ts';
@@ -74,6 +75,8 @@ export interface BridgeOptions {
   poolMemoryMb?: number;
   /** decisions §9: GET /metrics and the request series (default true; false measures their cost). */
   metrics?: boolean;
+  /** decisions §12: overrides `[Game] clock` (`--lockstep`). */
+  clock?: ClockMode;
 }
 
 export interface BridgeStats {
@@ -124,7 +127,7 @@ export const SANDBOX_GAME = moduleUrl('./game/index.ts', import.meta.url);
 /** Wiring only: config → log → game thread → pool → server (decisions §6: the library API). */
 export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHandle> {
   const configDir = resolve(options.configDir ?? '.bridge');
-  const loaded = loadConfig(configDir, options.port === undefined ? {} : { port: options.port });
+  const loaded = loadConfig(configDir, { ...(options.port === undefined ? {} : { port: options.port }), ...(options.clock ? { clock: options.clock } : {}) });
   // One bridge per config dir: a second is refused before it starts anything.
   const runtime = claimRuntime(configDir, MOD_VERSION);
   try {
@@ -174,6 +177,8 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
         custom: options.gameOptions,
       },
       fps: config.Game.fps,
+      clock: config.Game.clock,
+      maxSavepoints: config.Game.max_savepoints,
       timings,
     },
     shared,
@@ -216,6 +221,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     agentCount: session.agentCount,
     configDir,
     savesDir: resolve(configDir, config.Game.saves_dir),
+    clock: config.Game.clock,
   };
   // A kill -9 mid-save leaves its temp file; no save of this process is running yet.
   const staleTemps = await sweepStaleTemps(info.savesDir);
@@ -231,6 +237,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     // client (gcb mcp) can say "disabled" instead of "unknown".
     disabled_commands: registry.disabled,
     event_kinds: eventKinds,
+    clock: info.clock,
   });
 
   const pool = new CommandPool({

@@ -2,6 +2,7 @@ import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import type { Failure, Outcome } from '../errors/bridge-error.ts';
 import { LIMITS, type Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
+import type { Place } from '../shared/frame.ts';
 import { ENTRY_EXPIRED, ENTRY_FREE, ENTRY_QUEUED, ENTRY_STARTED, kQueued, sharedNow, type SharedState } from '../shared/layout.ts';
 import type { ActionMessage, ActionReply, DispatcherPortMessage, EventBatch } from '../shared/protocol.ts';
 
@@ -18,6 +19,8 @@ export interface QueueAnswer {
    * the limit (decisions §5).
    */
   settled: Promise<void> | null;
+  /** decisions §12: where the action started (tick, order); absent when it never started. */
+  place?: Place;
 }
 
 interface Entry {
@@ -88,6 +91,9 @@ export class GameQueue {
       Atomics.add(this.#shared.control, kQueued, 1);
       const message: ActionMessage = { slot, id, command, phase, input, caller, enqueuedAt, items };
       this.#port.postMessage(message);
+      // decisions §12: a lockstep game thread sleeps on kQueued between commands; after the post, so
+      // it finds the message when it wakes. Nobody waits under realtime, and then it costs nothing.
+      Atomics.notify(this.#shared.control, kQueued);
       entry.timer = setTimeout(() => this.#onDeadline(entry), this.#timings.queueDeadlineMs);
     });
   }
@@ -156,7 +162,7 @@ export class GameQueue {
     if (!entry || entry.id !== reply.id) return;
     if (reply.kind === 'done') {
       const started = this.#shared.startedAt[entry.slot]!;
-      this.#answer(entry, reply.outcome, started - entry.enqueuedAt, reply.runMs);
+      this.#answer(entry, reply.outcome, started - entry.enqueuedAt, reply.runMs, reply.place);
     } else {
       // 'expired': the game thread found the deadline passed. 'skipped': the deadline timer or close()
       // expired it first and has answered already, so #answer does nothing; the game thread has let go.
@@ -165,12 +171,12 @@ export class GameQueue {
     this.#release(entry);
   }
 
-  #answer(entry: Entry, outcome: Outcome<unknown>, queueWaitMs: number, runMs = 0): void {
+  #answer(entry: Entry, outcome: Outcome<unknown>, queueWaitMs: number, runMs = 0, place?: Place): void {
     clearTimeout(entry.timer);
     const answer = entry.answer;
     if (!answer) return;
     entry.answer = null;
-    answer({ outcome, queueWaitMs, runMs, settled: null });
+    answer(place ? { outcome, queueWaitMs, runMs, settled: null, place } : { outcome, queueWaitMs, runMs, settled: null });
   }
 
   /** Always after #answer, so no timer is left. */

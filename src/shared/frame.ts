@@ -29,3 +29,42 @@ export interface Collector {
   /** Sends a taken batch on its own after all (its answer could not carry it). */
   send(batch: EventBatch): void;
 }
+
+/** decisions §12: realtime advances the world with the frame timer; lockstep only through `step`. */
+export type ClockMode = 'realtime' | 'lockstep';
+
+/**
+ * decisions §12: where an entry ran, its place: the world tick when the game thread started it, and
+ * its order among the entries started at that tick (from 0). One seed and the same commands at the
+ * same places give the same world.
+ */
+export interface Place {
+  tick: number;
+  order: number;
+}
+
+/** Called on the game thread after every tick of the world, with the tick just reached. */
+export type TickHook = (tick: number) => void;
+
+/**
+ * The world's clock as a frame handler sees it, on the game thread: `step` moves it one tick at a
+ * time, and anything that must follow the world tick by tick (a recorder's hashes) joins it.
+ */
+export interface WorldClock {
+  readonly mode: ClockMode;
+  /**
+   * Closes one tick that a command ran itself (step, after game.advance(1)): the per-frame jobs
+   * step once, the tick is published, that tick's events leave, and the tick hooks run. Under
+   * lockstep this is the only place the jobs step.
+   */
+  endTick(): void;
+  /**
+   * Runs `hook` after every tick: each tick a step runs, and under realtime each frame that moved
+   * the tick. Returns the function that removes it.
+   */
+  onTick(hook: TickHook): () => void;
+  /** Runs `hook` after every world swap (generate_world, load_world: a different world). Returns the remover. */
+  onWorldSwap(hook: () => void): () => void;
+  /** Called by the one frame that swaps the world (commands/shared/world-swap.ts). */
+  worldSwapped(): void;
+}

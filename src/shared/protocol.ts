@@ -5,6 +5,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { Outcome } from '../errors/bridge-error.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from './caller.ts';
+import type { ClockMode, Place } from './frame.ts';
 import type { GameInitOptions } from './game-module.ts';
 
 /** One event as it crosses to the main loop; the main loop adds seq and at_utc. */
@@ -46,8 +47,9 @@ export interface ActionMessage {
  * Game thread → main loop, on the dispatcher port. `events`: what the game emitted since the last
  * batch left (decisions §7), handled before the answer.
  */
-export type ActionReply = (
-  | { kind: 'done'; slot: number; id: number; outcome: Outcome<unknown>; runMs: number }
+export type ActionReply = /** `place`: decisions §12, where the entry started (tick, order). */
+(
+  | { kind: 'done'; slot: number; id: number; outcome: Outcome<unknown>; runMs: number; place: Place }
   /** The game thread found the deadline passed and expired the entry itself. */
   | { kind: 'expired'; slot: number; id: number }
   /** The entry was already expired by the main loop; the game thread dropped it. */
@@ -68,6 +70,8 @@ export interface BridgeInfo {
   agentCount: number;
   configDir: string;
   savesDir: string;
+  /** decisions §12: which clock moves the world. */
+  clock: ClockMode;
 }
 
 /** workerData of the game thread. */
@@ -78,6 +82,10 @@ export interface GameThreadData {
   commandModules: string[];
   init: GameInitOptions;
   fps: number;
+  /** decisions §12: lockstep runs no frame timer; the world moves only through `step`. */
+  clock: ClockMode;
+  /** decisions §12: `[Game] max_savepoints`. */
+  maxSavepoints: number;
   timings: Timings;
   /** The dispatcher's end of the action channel. */
   actionPort: MessagePort;
