@@ -166,9 +166,16 @@ export function createDrainer(options: {
   function start(action: ActionMessage, startMs: number): void {
     startedAt[action.slot] = startMs;
     const t0 = now();
-    const place = placeOf();
-    const finish = (outcome: Outcome<unknown>) => reply({ kind: 'done', slot: action.slot, id: action.id, outcome, runMs: now() - t0, place });
     const def = commands.get(action.command);
+    // decisions §12: only what may change the world takes a place, so reads and the bridge's own
+    // calls in between never shift the order of the commands that a replay must repeat.
+    const place = def?.category === 'action' || def?.category === 'control' ? placeOf() : undefined;
+    const finish = (outcome: Outcome<unknown>) =>
+      reply(
+        place
+          ? { kind: 'done', slot: action.slot, id: action.id, outcome, runMs: now() - t0, place }
+          : { kind: 'done', slot: action.slot, id: action.id, outcome, runMs: now() - t0 },
+      );
     const handler = (action.phase === 'run' ? def?.frame : def?.phases?.[action.phase]) as FrameHandler | undefined;
     if (!handler) return finish(toFailure(new Error(`no frame handler ${action.command}.${action.phase}`)));
     const outcome = runStep(handler, frameEnv(action.input, action.caller), action.input);

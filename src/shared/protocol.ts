@@ -45,11 +45,11 @@ export interface ActionMessage {
 
 /**
  * Game thread → main loop, on the dispatcher port. `events`: what the game emitted since the last
- * batch left (decisions §7), handled before the answer.
+ * batch left (decisions §7), handled before the answer. `place` (decisions §12): where an action or
+ * control entry started (tick, order); reads have none.
  */
-export type ActionReply = /** `place`: decisions §12, where the entry started (tick, order). */
-(
-  | { kind: 'done'; slot: number; id: number; outcome: Outcome<unknown>; runMs: number; place: Place }
+export type ActionReply = (
+  | { kind: 'done'; slot: number; id: number; outcome: Outcome<unknown>; runMs: number; place?: Place }
   /** The game thread found the deadline passed and expired the entry itself. */
   | { kind: 'expired'; slot: number; id: number }
   /** The entry was already expired by the main loop; the game thread dropped it. */

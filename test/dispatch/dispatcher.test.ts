@@ -591,7 +591,7 @@ t.test('drainer replies: expired when it finds the deadline passed, skipped when
   await tick();
   t.same(replies(), [
     { kind: 'expired', slot: late.slot, id: late.id },
-    { kind: 'done', slot: onTime.slot, id: onTime.id, outcome: { ok: true, value: 'ran' }, runMs: 0, place: { tick: 0, order: 0 } },
+    { kind: 'done', slot: onTime.slot, id: onTime.id, outcome: { ok: true, value: 'ran' }, runMs: 0 },
     { kind: 'skipped', slot: taken.slot, id: taken.id },
     { kind: 'skipped', slot: lateAndTaken.slot, id: lateAndTaken.id },
   ]);
