@@ -97,8 +97,9 @@ const command: fc.Arbitrary<Command> = fc.oneof(
 
 /**
  * What the observed side does between commands and the bare side does not: every read the module
- * offers, with its own arguments (pool functions on a snapshot included), and a save and load of
- * its own world, which is no read but must change nothing either.
+ * offers, with its own arguments (pool functions on a snapshot included); and, no reads but they
+ * must change nothing either, a save and load of its own world, and a savepoint taken, the world
+ * run on and struck, and the savepoint restored.
  */
 const ASIDES: Array<(g: Game, n: number) => unknown> = [
   (g) => g.getWorldState(),
@@ -120,6 +121,12 @@ const ASIDES: Array<(g: Game, n: number) => unknown> = [
   (g) => g.encodeSave(g.snapshotWorld(), false),
   (g) => g.renderSnapshot(g.snapshotWorld(), 32),
   (g, n) => g.installWorld(g.decodeSave(g.encodeSave(g.snapshotWorld(), n % 2 === 0))),
+  (g, n) => {
+    const saved = g.snapshot();
+    g.advance(1 + (n % 40));
+    g.invokePower('meteorite', n % SIZE, (n >> 7) % SIZE, null);
+    g.restore(saved);
+  },
 ];
 
 /** The coordinates of a command that aims at a city: the n-th city ever founded, alive or not, else the map's centre. */
