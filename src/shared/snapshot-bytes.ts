@@ -21,11 +21,11 @@ function walk(v: unknown, depth: number, seen: Set<object>): number {
 }
 
 /**
- * Bytes a snapshot holds: `game.snapshotBytes(snapshot)` when the game exports it, else the
- * byteLength of every typed array, DataView and ArrayBuffer reachable through plain objects and
- * arrays (each counted once; other values count nothing).
+ * Bytes a snapshot holds: `gameCount(snapshot)` when the game exports snapshotBytes (pass it as
+ * `game.snapshotBytes`), else the byteLength of every typed array, DataView and ArrayBuffer reachable
+ * through plain objects and arrays (each counted once; other values count nothing).
  */
-export function snapshotBytesOf(game: Pick<GameModule, 'snapshotBytes'>, snapshot: unknown): number {
-  if (game.snapshotBytes) return game.snapshotBytes(snapshot);
+export function snapshotBytesOf(snapshot: unknown, gameCount?: GameModule['snapshotBytes']): number {
+  if (gameCount) return gameCount(snapshot);
   return walk(snapshot, 0, new Set());
 }

@@ -119,7 +119,7 @@ t.test('snapshotBytes: the typed arrays exactly, plus an estimate of the records
   game.advance(50);
   const saved = game.snapshot();
   const bytes = game.snapshotBytes(saved);
-  const arrays = snapshotBytesOf({}, saved); // the bridge's fallback: typed arrays only
+  const arrays = snapshotBytesOf(saved); // the bridge's fallback: typed arrays only
   const tiles = 256 * 256 * 6; // type, top, elevation, fire (1 byte each) and owner (2)
   t.ok(arrays > tiles, `${arrays} bytes of typed arrays, more than the ${tiles} of the tiles`);
   t.ok(bytes > arrays && bytes - arrays < 64 * 1024, `${bytes - arrays} bytes of records on top`);
