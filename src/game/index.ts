@@ -27,7 +27,7 @@ import { paint } from './paint.ts';
 import { applyPower, effectiveRadius, powerAsset } from './powers.ts';
 import { cityViews, civKingdomOrder, kingdomViews, queryActorViews, tileView, worldStateView, type ActorRowView, type TileView } from './reads.ts';
 import { render } from './render.ts';
-import { checkSavepoint, restoreWorld, SavepointError, savepointBytes, takeSavepoint } from './savepoint.ts';
+import { checkSavepoint, restoreWorld, SavepointError, savepointBytes, takeSavepoint, type Savepoint } from './savepoint.ts';
 import { decodeSave as decodeBytes, encodeSave as encodeBytes, SaveFormatError } from './save-format.ts';
 import { fromSnapshot, hashSnapshot, SnapshotError, toSnapshot, validateSnapshot } from './snapshot.ts';
 import { tick } from './simulation.ts';
@@ -361,16 +361,18 @@ export function snapshot(): unknown {
 /** Puts a savepoint back exactly (tick, random state, every record); it stays usable for another restore. */
 export function restore(savepoint: unknown): void {
   const l = current();
-  let sp;
+  let sp: Savepoint;
+  let world: World;
   try {
     sp = checkSavepoint(savepoint);
+    // The frame ends here, as on a world swap: its summaries count the world they happened in.
+    l.events?.endFrame(l.world);
+    world = restoreWorld(l.world, sp); // refuses before it writes anything
   } catch (err) {
-    if (err instanceof SavepointError) throw badArgs(err.message);
+    if (err instanceof SavepointError || err instanceof SnapshotError) throw badArgs(`not a savepoint of this world: ${err.message}`);
     throw err;
   }
-  // The frame ends here, as on a world swap: its summaries count the world they happened in.
-  l.events?.endFrame(l.world);
-  l.world = restoreWorld(l.world, sp);
+  l.world = world;
   l.ui.configPaused = sp.ui.configPaused;
   l.ui.window = sp.ui.window;
   changeSpeed(l.ui, sp.ui.speedId);

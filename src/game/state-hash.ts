@@ -2,8 +2,8 @@
 // snapshot copy first). The same state gives the same 16 hex digits in any process on any machine:
 // every number is written little-endian at a fixed place, records field by field in a fixed order
 // (never by object key order), strings as their UTF-16 code units with a length. The digest is the
-// first 8 bytes of SHA-256: node:crypto reads the typed arrays where they lie, which measured ~14×
-// faster than FNV-1a 64 done in 32-bit halves in JavaScript (bench/research-game.ts).
+// first 8 bytes of SHA-256: node:crypto reads the typed arrays where they lie, which measured 7 to
+// 15 times faster than FNV-1a 64 done in 32-bit halves in JavaScript (bench/research-game.ts).
 //
 // What counts: everything that decides the future. Tiles, the fire list, actors slot by slot up to
 // the high-water mark (a slot is an actor's place in every loop, so slot order decides the order of
