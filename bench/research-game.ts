@@ -156,7 +156,6 @@ console.log(
   ]),
 );
 console.log(line(['---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---']));
-let over = false;
 for (const r of rows) {
   const flags = [
     r.hash.p95 > HASH_TARGET_MS ? `stateHash over ${HASH_TARGET_MS} ms` : '',
@@ -164,10 +163,13 @@ for (const r of rows) {
   ]
     .filter(Boolean)
     .join(', ');
-  over ||= flags !== '';
   console.log(
     line([r.actors, ...cells(r.hash), ...cells(r.restore), ...cells(r.snapshot), ms(r.fnv.p50), kib(r.savepointBytes), kib(r.saveGzip), kib(r.saveRaw), flags]),
   );
 }
-console.log(`\ntargets: stateHash p95 ≤ ${HASH_TARGET_MS} ms, restore p95 ≤ ${RESTORE_TARGET_MS} ms${over ? ' — NOT MET in this run' : ': met'}`);
+const base = rows[0]!;
+const met = base.hash.p95 <= HASH_TARGET_MS && base.restore.p95 <= RESTORE_TARGET_MS;
+console.log(
+  `\ntargets, on the default world (${base.actors} actors): stateHash p95 ≤ ${HASH_TARGET_MS} ms, restore p95 ≤ ${RESTORE_TARGET_MS} ms: ${met ? 'met' : 'NOT MET'} in this run; the crowded worlds show how the costs grow`,
+);
 if (load1! > 2) console.log('note: the machine was loaded (load average above its 2 cores): wall p95 figures are inflated; compare the CPU column');
