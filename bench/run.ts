@@ -334,19 +334,29 @@ async function mainThreadTimeout() {
 
 const started = Date.now();
 process.stderr.write(`bench: ${DURATION} s per run${values.quick ? ' (quick)' : ''}\n`);
+const quick = Boolean(values.quick);
+/** Each scenario's wall time, to stderr as it ends and into the results file: where a run's time goes. */
+const elapsedS: Record<string, number> = {};
+async function scenario(name: string, run: () => Promise<void>): Promise<void> {
+  const t0 = Date.now();
+  await run();
+  elapsedS[name] = Math.round((Date.now() - t0) / 100) / 10;
+  process.stderr.write(`bench: ${name} took ${elapsedS[name]} s\n`);
+}
 let ref: References | undefined;
-if (want('throughput') || want('references')) ref = await references();
-if (want('throughput') && ref) await throughput(ref);
-if (want('main-loop')) await mainLoopScenario(rows, raw, Boolean(values.quick));
-if (want('main-thread')) await mainThread();
-if (want('saturation')) await saturation();
-if (want('registry')) await registry();
-if (want('timeout')) await mainThreadTimeout();
-if (want('embed')) await embed({ rows, raw, quick: Boolean(values.quick) });
-if (want('events')) await eventsScenario(rows, raw, DURATION);
-if (want('metrics')) await metricsScenario(rows, raw, DURATION);
-if (want('batch')) await batchScenario(rows, raw, DURATION);
-if (want('fair')) await fairScenario(rows, raw, DURATION);
+if (want('throughput') || want('references')) await scenario('references', async () => void (ref = await references()));
+if (want('throughput') && ref) await scenario('throughput', () => throughput(ref!));
+if (want('main-loop')) await scenario('main-loop', () => mainLoopScenario(rows, raw, quick));
+if (want('main-thread')) await scenario('main-thread', mainThread);
+if (want('saturation')) await scenario('saturation', saturation);
+if (want('registry')) await scenario('registry', registry);
+if (want('timeout')) await scenario('timeout', mainThreadTimeout);
+if (want('embed')) await scenario('embed', () => embed({ rows, raw, quick }));
+if (want('events')) await scenario('events', () => eventsScenario(rows, raw, DURATION));
+if (want('metrics')) await scenario('metrics', () => metricsScenario(rows, raw, DURATION));
+if (want('batch')) await scenario('batch', () => batchScenario(rows, raw, DURATION));
+if (want('fair')) await scenario('fair', () => fairScenario(rows, raw, DURATION));
+raw.elapsedS = elapsedS;
 
 const machine = {
   cpus: cpus().length,
