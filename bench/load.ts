@@ -1,12 +1,15 @@
-// The load generator, in its own process so it never shares a loop with the server it measures.
-// argv[2]: JSON { url, connections, duration, method?, headers?, body?, requests? }. Prints one JSON line.
+// A load generator, in its own process so it never shares a loop with the server it measures, and
+// kept for the next run (bench/lib/processes.ts). IPC: { type: 'run', options } → { type: 'result',
+// result } or { type: 'error', message }; { type: 'stop' } ends the current run early, with the
+// answers so far as its result. It exits with the bench.
 import autocannon from 'autocannon';
 
-const options = JSON.parse(process.argv[2]!) as autocannon.Options;
-const result = await autocannon({ ...options, timeout: 70 });
-const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stat]) => [code, (stat as { count: number }).count]));
-process.stdout.write(
-  `${JSON.stringify({
+type Run = ReturnType<typeof autocannon> & { stop(): void };
+let current: Run | null = null;
+
+function summary(result: autocannon.Result) {
+  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stat]) => [code, (stat as { count: number }).count]));
+  return {
     rps: result.requests.average,
     total: result.requests.total,
     p50: result.latency.p50,
@@ -16,5 +19,19 @@ process.stdout.write(
     timeouts: result.timeouts,
     non2xx: result.non2xx,
     statusCodes,
-  })}\n`,
-);
+  };
+}
+
+process.on('message', async (message: { type: 'run'; options: autocannon.Options } | { type: 'stop' }) => {
+  if (message.type === 'stop') return current?.stop();
+  try {
+    current = autocannon({ ...message.options, timeout: 70 }) as Run;
+    const result = await current;
+    process.send!({ type: 'result', result: summary(result) });
+  } catch (error) {
+    process.send!({ type: 'error', message: (error as Error).message });
+  } finally {
+    current = null;
+  }
+});
+process.on('disconnect', () => process.exit(0));
