@@ -25,7 +25,9 @@ function summary(result: autocannon.Result) {
 process.on('message', async (message: { type: 'run'; options: autocannon.Options } | { type: 'stop' }) => {
   if (message.type === 'stop') return current?.stop();
   try {
-    current = autocannon({ ...message.options, timeout: 70 }) as Run;
+    // A fresh `requests` each run: autocannon's default ([{}], one array for the whole process) keeps
+    // the first run's headers on its request object, and a later run would send them.
+    current = autocannon({ requests: [{}], ...message.options, timeout: 70 }) as Run;
     const result = await current;
     process.send!({ type: 'result', result: summary(result) });
   } catch (error) {
