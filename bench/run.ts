@@ -14,6 +14,7 @@ import { mainLoopScenario } from './scenarios/main-loop.ts';
 import { metricsScenario } from './scenarios/metrics.ts';
 import { batchScenario } from './scenarios/batch.ts';
 import { fairScenario } from './scenarios/fair.ts';
+import { hostileMemoryScenario } from './scenarios/hostile-memory.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
 const DURATION = values.quick ? 3 : 10;
@@ -356,6 +357,7 @@ if (want('events')) await scenario('events', () => eventsScenario(rows, raw, DUR
 if (want('metrics')) await scenario('metrics', () => metricsScenario(rows, raw, DURATION));
 if (want('batch')) await scenario('batch', () => batchScenario(rows, raw, DURATION));
 if (want('fair')) await scenario('fair', () => fairScenario(rows, raw, DURATION));
+if (want('hostile-memory')) await scenario('hostile-memory', () => hostileMemoryScenario(rows, raw, quick));
 raw.elapsedS = elapsedS;
 
 const machine = {
