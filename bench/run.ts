@@ -183,7 +183,7 @@ async function throughput(ref: References) {
 }
 
 async function mainThread() {
-  let running: { bridge: BridgeProcess; slots: number } | null = null;
+  let running = null as { bridge: BridgeProcess; slots: number } | null;
   for (const [connections, slots] of [
     [8, 8],
     [64, 8],
