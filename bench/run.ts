@@ -244,9 +244,9 @@ async function pulsedPower(bridge: BridgeProcess): Promise<string> {
 
 async function saturation() {
   const fps = 8;
-  // --quick: a 2 s admission wait instead of the spec's 5 s (the same rule, timed as precisely), and
+  // --quick: a 1 s admission wait instead of the spec's 5 s (the same rule, timed as precisely), and
   // holders that keep the slots only as long as the waits and the two loads below need, with room.
-  const waitS = quick ? 2 : 5;
+  const waitS = quick ? 1 : 5;
   const window = Math.min(DURATION, 5);
   const pulses = quick ? fps * (waitS + 2 * window + 3) : 200;
   const bridge = await startBridgeProcess({ configDir: configDir({ slots: 8, fps }), ...(quick ? { timings: { admissionWaitMs: waitS * 1000 } } : {}) });
@@ -328,9 +328,9 @@ async function registry() {
 
 async function mainThreadTimeout() {
   // 16 slots: the stalled pause holds one, and all 8 queued commands must get a slot of their own.
-  // --quick: a 2 s queueing deadline behind a 3.5 s stall instead of the spec's 30 s behind 35 s.
-  const deadlineS = quick ? 2 : 30;
-  const stallMs = quick ? 3500 : 35_000;
+  // --quick: a 1 s queueing deadline behind a 2.5 s stall instead of the spec's 30 s behind 35 s.
+  const deadlineS = quick ? 1 : 30;
+  const stallMs = quick ? 2500 : 35_000;
   const bridge = await startBridgeProcess({
     configDir: configDir({ slots: 16 }),
     game: TINY,
@@ -346,7 +346,7 @@ async function mainThreadTimeout() {
     .map((q) => q.ms / 1000)
     .sort((a, b) => a - b);
   await stall;
-  await new Promise((r) => setTimeout(r, 1000)); // frames after the stall
+  await new Promise((r) => setTimeout(r, quick ? 500 : 1000)); // frames after the stall (30 or more)
   const ran = (await bridge.request<BridgeStatsReply>('stats')).counters?.[0] ?? -1;
   const frame = 1 / FPS;
   rows.push({
@@ -380,7 +380,7 @@ if (want('saturation')) await scenario('saturation', saturation);
 if (want('registry')) await scenario('registry', registry);
 if (want('timeout')) await scenario('timeout', mainThreadTimeout);
 if (want('embed')) await scenario('embed', () => embed({ rows, raw, quick }));
-if (want('events')) await scenario('events', () => eventsScenario(rows, raw, DURATION));
+if (want('events')) await scenario('events', () => eventsScenario(rows, raw, DURATION, quick));
 if (want('metrics')) await scenario('metrics', () => metricsScenario(rows, raw, DURATION, quick));
 if (want('batch')) await scenario('batch', () => batchScenario(rows, raw, DURATION, quick));
 // At least 3 s: the polite agent runs inside the greedy window, 1 s clear of each end.

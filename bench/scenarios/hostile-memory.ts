@@ -326,7 +326,7 @@ export async function hostileMemoryScenario(rows: Row[], raw: Record<string, unk
     await politeAgent(
       bridge.url,
       (() => {
-        const until = performance.now() + 1000;
+        const until = performance.now() + (quick ? 500 : 1000);
         return () => performance.now() < until;
       })(),
     );
