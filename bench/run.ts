@@ -17,8 +17,9 @@ import { fairScenario } from './scenarios/fair.ts';
 import { hostileMemoryScenario } from './scenarios/hostile-memory.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
-// --quick: every row, from shorter runs (1 s; warm-ups, rounds and fixed waits shortened where each
-// scenario says), in about a minute and a half on an idle 2-core machine.
+// --quick: every row, from shorter runs (1 s, as short as a run on a fresh bridge with no warm-up
+// stays meaningful; warm-ups, rounds and fixed waits shortened where each scenario says), in about
+// 100 s on an idle 2-core machine.
 const quick = Boolean(values.quick);
 const DURATION = quick ? 1 : 10;
 /** A warm-up run before measured ones. */
@@ -248,7 +249,7 @@ async function saturation() {
   // holders that keep the slots only as long as the waits and the two loads below need, with room.
   const waitS = quick ? 1 : 5;
   const window = Math.min(DURATION, 5);
-  const pulses = quick ? fps * (waitS + 2 * window + 3) : 200;
+  const pulses = quick ? Math.ceil(fps * (waitS + 2 * window + 3)) : 200;
   const bridge = await startBridgeProcess({ configDir: configDir({ slots: 8, fps }), ...(quick ? { timings: { admissionWaitMs: waitS * 1000 } } : {}) });
   const powerId = await pulsedPower(bridge);
   const before = await load({ url: `${bridge.url}/capabilities`, connections: 8, duration: window, headers: auth(bridge.token) });
