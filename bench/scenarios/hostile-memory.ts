@@ -241,6 +241,8 @@ async function runAttack(bridge: BridgeProcess, attack: Attack, seconds: number,
   const stop = new AbortController();
   const onExit = () => stop.abort();
   bridge.child.once('exit', onExit);
+  // Gone already (it crashed while being prepared): the attack ends at once instead of hitting a closed port.
+  if (bridge.child.exitCode !== null || bridge.child.signalCode !== null) stop.abort();
   const t0 = performance.now();
   const hostile = load({ url: `${bridge.url}/cmd`, connections: HOSTILE_CONNECTIONS, duration: seconds, ...attack.load() }, stop.signal).catch(
     (error: Error) => ({ error: error.message }),
@@ -308,7 +310,7 @@ export function attackRow(name: string, outcome: Outcome): Row {
     ok: landed && outcome.growthMb <= GOAL_MB && p99Frames <= 3 && polite.failed === 0 && polite.latencies.length > 0 && outcome.up && outcome.exit === null,
     note: [
       `polite p99 ${p99Frames.toFixed(2)} frames, ${requests} whoami, ${polite.failed} failed`,
-      `RSS ${outcome.idleMb.toFixed(0)} → ${outcome.peakMb.toFixed(0)} MB`,
+      Number.isNaN(outcome.idleMb) ? 'no RSS read (the bridge was gone)' : `RSS ${outcome.idleMb.toFixed(0)} → ${outcome.peakMb.toFixed(0)} MB`,
       ...(outcome.cappedAfterS === null ? [] : [`stopped at the ${(RSS_CAP_BYTES / 2 ** 30).toFixed(1)} GB cap after ${outcome.cappedAfterS.toFixed(1)} s`]),
       state,
       attackNote,
@@ -322,6 +324,9 @@ export async function hostileMemoryScenario(rows: Row[], raw: Record<string, unk
   const seconds = quick ? 5 : 20;
   const start = async () => {
     const bridge = await startBridgeProcess({ configDir: configDir() });
+    // A load generator started and ready (run alone, a first one takes 1 to 4 s to start, during
+    // which the polite agent would already be measuring an attack that has not begun).
+    await load({ url: `${bridge.url}/health`, connections: 1, duration: 0.2, headers: { authorization: `Bearer ${GOD}` } });
     // Warm-up: the polite path's code compiled and its pool thread started before anything counts.
     await politeAgent(
       bridge.url,

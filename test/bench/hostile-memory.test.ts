@@ -38,6 +38,7 @@ t.test('each part of the goal missed makes the row a MISS', async (t) => {
     ['a polite request failed', { polite: { latencies: [2], failed: 1, statuses: { 200: 1, 503: 1 } } }, /1 failed/],
     ['no polite request answered', { polite: { latencies: [], failed: 0, statuses: {} }, p50: NaN, p99: NaN }, /0 whoami/],
     ['the bridge crashed', { exit: 'SIGABRT', up: false }, /the bridge crashed \(exit SIGABRT\)/],
+    ['the bridge was gone before the attack', { exit: 'SIGKILL', up: false, idleMb: NaN, peakMb: NaN, growthMb: NaN }, /no RSS read \(the bridge was gone\)/],
     ['no /health answer after', { up: false }, /did not answer \/health/],
     ['the attack did not land', { hostile: { ...healthy.hostile, statusCodes: { 400: 500 } } as Outcome['hostile'] }, /none got 404: the attack did not land/],
     ['the load generator failed', { hostile: { error: 'load generator exited 1' } }, /hostile load failed/],
