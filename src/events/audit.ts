@@ -38,7 +38,7 @@ export interface ArgsSummary {
  * The summary of a command's args: with `truncated` and `args_bytes`, JSON of at most
  * LIMITS.auditArgsMaxBytes bytes, strings cut at
  * LIMITS.auditStringMaxLength characters, at most LIMITS.auditMembersMax members per list or
- * object, LIMITS.auditDepthMax levels of nesting. Every string kept is a copy, so the summary holds
+ * object, LIMITS.auditDepthMax levels of nesting. Every cut string is a copy, so the summary holds
  * nothing of the request's body. `send_message` keeps `to`, `kind` and the content's size only.
  */
 export function summarizeArgs(name: string | null, args: unknown): ArgsSummary {
@@ -53,9 +53,9 @@ export function summarizeArgs(name: string | null, args: unknown): ArgsSummary {
   return summary;
 }
 
-/** A command name as the client sent it, bounded and copied (an unknown name is whatever the client sent). */
+/** A command name as the client sent it, bounded (an unknown name is whatever the client sent). */
 export function shownName(name: string): string {
-  return copyOf(name.length > KEY_MAX_LENGTH ? cutString(name, KEY_MAX_LENGTH) : name);
+  return name.length > KEY_MAX_LENGTH ? cutString(name, KEY_MAX_LENGTH) : name;
 }
 
 /** decisions §13: never a message's content in a record: who it went to, its kind, its size. */
@@ -85,8 +85,7 @@ function summarize(value: unknown, depth: number, room: number, cut: { truncated
       cut.truncated = true;
       text = cutString(text, LIMITS.auditStringMaxLength);
     }
-    const copy = copyOf(text);
-    piece = { value: copy, bytes: stringBytes(copy) };
+    piece = { value: text, bytes: stringBytes(text) };
   } else if (typeof value === 'number') {
     piece = { value, bytes: JSON.stringify(value).length };
   } else if (typeof value === 'boolean') {
@@ -147,7 +146,6 @@ function summarizeObject(object: Record<string, unknown>, depth: number, room: n
       cut.truncated = true;
       continue;
     }
-    shownKey = copyOf(shownKey);
     const comma = members > 0 ? 1 : 0;
     const keyBytes = stringBytes(shownKey) + 1; // "key":
     const left = room - bytes - comma - keyBytes;
@@ -163,25 +161,25 @@ function summarizeObject(object: Record<string, unknown>, depth: number, room: n
   return { value: out, bytes };
 }
 
-/** `text` cut to `max` characters, the last one `…`, never inside a surrogate pair. */
+/**
+ * `text` cut to `max` characters, the last one `…`, never inside a surrogate pair, as a string of
+ * its own. A cut made with `slice` may share the whole string it was cut from (a V8 sliced
+ * string), and a string joined from pieces keeps them: either would keep a 1 MB argument alive as
+ * long as the record. A round trip through UTF-16 bytes is exact and makes a fresh, flat string.
+ * (What is kept whole needs no copy: JSON.parse makes every string it returns anew.)
+ */
 function cutString(text: string, max: number): string {
   let end = max - 1;
   const last = text.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end--;
-  return text.slice(0, end) + CUT;
+  return Buffer.from(text.slice(0, end) + CUT, 'utf16le').toString('utf16le');
 }
 
-/**
- * A string of its own. A slice of a long string may share the whole of it (a V8 sliced string), and
- * a string joined from pieces keeps them: either would keep a request's 1 MB body alive as long as
- * the record. A round trip through UTF-16 bytes is exact and always makes a fresh, flat string.
- */
-function copyOf(text: string): string {
-  return text.length < 2 ? text : Buffer.from(text, 'utf16le').toString('utf16le');
-}
+/** Printable ASCII but `"` and `\`: JSON writes it as it is. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 function stringBytes(text: string): number {
-  return Buffer.byteLength(JSON.stringify(text));
+  return PLAIN.test(text) ? text.length + 2 : Buffer.byteLength(JSON.stringify(text));
 }
 
 /** UTF-8 bytes of `value` as JSON; 0 for what JSON cannot hold. */
