@@ -31,7 +31,7 @@ t.test('long strings are cut at 128 characters; the record says truncated and th
   // A cut never splits a surrogate pair.
   const emoji = summarizeArgs('x', { s: 'a'.repeat(126) + '😀'.repeat(10) }) as { args: { s: string } };
   t.equal(emoji.args.s, 'a'.repeat(126) + '…');
-  t.ok(emoji.args.s.isWellFormed());
+  t.equal(Buffer.from(emoji.args.s).toString(), emoji.args.s, 'no lone surrogate');
 });
 
 t.test('at most 32 members, 3 levels; secret-looking keys redacted; __proto__ stays a plain key', async (t) => {
