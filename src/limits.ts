@@ -90,6 +90,13 @@ export const LIMITS = Object.freeze({
   eventHistoryDefault: 10_000,
   eventHistoryMin: 0,
   eventHistoryMax: 1_000_000,
+  /** decisions §13: the event history's bound in bytes (each kept event's JSON), beside its count. */
+  eventHistoryBytes: 64 * 1024 * 1024,
+  /** decisions §13: a `command` audit record's args summary: its JSON bytes in all, its strings, members per list or object, nesting. */
+  auditArgsMaxBytes: 2048,
+  auditStringMaxLength: 128,
+  auditMembersMax: 32,
+  auditDepthMax: 3,
   /** decisions §7: `[Bridge] max_event_streams` default and range (streams and waiting recv_events). */
   maxEventStreamsDefault: 16,
   maxEventStreamsMin: 1,
