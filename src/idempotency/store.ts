@@ -69,9 +69,8 @@ function costOf(answer: KeptAnswer): number {
 export class IdempotencyStore {
   readonly #entries = new Map<string, Entry>();
   readonly #holders = new Map<string, Holder>();
-  /** The holders in turn: each claim also expires one other agent's old answers, so an idle agent's are freed too. */
-  #rotation: Holder[] = [];
-  #turn = 0;
+  /** The holders in turn (a live iterator of the Map): each claim also expires one agent's old answers, so an idle agent's are freed too. */
+  #turns: Iterator<Holder> = this.#holders.values();
   readonly #budgetBytes: number;
   #share = 0;
   #bytes = 0;
@@ -126,7 +125,6 @@ export class IdempotencyStore {
     for (const agentId of wanted) if (!this.#holders.has(agentId)) this.#holders.set(agentId, { bytes: 0, oldest: null, newest: null });
     this.#share = wanted.size === 0 ? 0 : Math.floor(this.#budgetBytes / wanted.size);
     for (const holder of this.#holders.values()) while (holder.bytes > this.#share) this.#dropOldest(holder);
-    this.#rotation = [...this.#holders.values()];
   }
 
   /** `fingerprint` stands for the request's name and args: the same key with another one is a conflict. */
@@ -201,9 +199,12 @@ export class IdempotencyStore {
   }
 
   #expireNextInTurn(): void {
-    if (this.#rotation.length === 0) return;
-    this.#turn = (this.#turn + 1) % this.#rotation.length;
-    this.#expire(this.#rotation[this.#turn]!);
+    let next = this.#turns.next();
+    if (next.done) {
+      this.#turns = this.#holders.values();
+      next = this.#turns.next();
+    }
+    if (!next.done) this.#expire(next.value);
   }
 
   /** Drops an agent's answers past their ttl (they sit at the front of its queue). */

@@ -68,6 +68,18 @@ t.test('answers expire after the ttl, counted from when they finished; a running
   t.equal(store.claim('a', 'running', 'p').kind, 'run');
 });
 
+t.test("an agent's own expired answer is never replayed, whichever agent's turn it is to be swept", async (t) => {
+  // With b claiming once more or not, a's claim comes on a's turn or on b's.
+  for (const claimsOfB of [0, 1]) {
+    let now = 0;
+    const store = new IdempotencyStore({ agents: ['a', 'b'], ttlMs: 1000, now: () => now });
+    keep(store, 'a', 'k', 'one');
+    for (let i = 0; i < claimsOfB; i++) store.claim('b', `b${i}`, 'p');
+    now = 1000;
+    t.equal(store.claim('a', 'k', 'p').kind, 'run', `after ${claimsOfB} claim(s) of b`);
+  }
+});
+
 t.test("an idle agent's expired answers are freed by other agents' claims", async (t) => {
   let now = 0;
   const store = new IdempotencyStore({ agents: ['idle', 'busy', 'third'], ttlMs: 1000, now: () => now });
@@ -212,6 +224,8 @@ t.test('key syntax and fingerprints', async (t) => {
   t.match(keyProblem('two words'), /without spaces \(got 'two words'\)/);
   t.match(keyProblem('tab\there'), /got 'tab\?here'/);
   t.match(keyProblem('é'), /printable ASCII/);
+  t.match(keyProblem(' '.repeat(64)), /got ' {64}'/, 'a bad key of up to 64 characters is shown');
+  t.match(keyProblem(' '.repeat(65)), /got 65 characters/, 'a longer one only counted');
   t.equal(fingerprint('spawn', { x: 1 }), fingerprint('spawn', { x: 1 }));
   t.not(fingerprint('spawn', { x: 1 }), fingerprint('spawn', { x: 2 }));
   t.not(fingerprint('spawn', {}), fingerprint('paint_tile', {}));
@@ -226,4 +240,14 @@ t.test('key syntax and fingerprints', async (t) => {
     'array order counts',
   );
   t.not(fingerprint('spawn', JSON.parse('{"__proto__":{"x":1}}')), fingerprint('spawn', {}), 'a __proto__ member is part of the args');
+  t.not(fingerprint('a', 12), fingerprint('a1', 2), 'the name ends where the args begin');
+  t.not(fingerprint('x', [1]), fingerprint('x', { 0: 1 }), 'an array is no object');
+  t.equal(fingerprint('x', { a: null, b: [null] }), fingerprint('x', { b: [null], a: null }), 'nulls at any depth');
+  const orders = [
+    { c: 1, a: 2, d: 4, b: 3 },
+    { b: 3, d: 4, c: 1, a: 2 },
+    { a: 2, b: 3, c: 1, d: 4 },
+    { d: 4, c: 1, b: 3, a: 2 },
+  ];
+  t.same(new Set(orders.map((args) => fingerprint('x', args))).size, 1, 'four members in any order');
 });
