@@ -52,9 +52,10 @@ export const LIMITS = Object.freeze({
   idempotencyMaxAnswerBytes: 256 * 1024,
   /**
    * What a kept answer costs beyond its body: the key (up to 255 characters) with its agent id, the
-   * request's fingerprint and the bookkeeping objects, so a flood of tiny answers is bounded by bytes too.
+   * request's fingerprint and the bookkeeping objects, so a flood of tiny answers is bounded by bytes
+   * too. Measured on Node 20: about 365 bytes plus the key's length, so 640 covers the longest key.
    */
-  idempotencyEntryOverheadBytes: 512,
+  idempotencyEntryOverheadBytes: 640,
   /** spec: per-frame job registry size. */
   jobRegistrySize: 32,
   /** decisions §3: invoke_power pulses. */
