@@ -41,10 +41,21 @@ export const LIMITS = Object.freeze({
   /** decisions §8: items a frame runs in all (a lone command is one), and items in one batch. */
   itemsPerFrame: 256,
   batchMaxItems: 32,
-  /** decisions §8: Idempotency-Key answers kept, and for how long; the key's length. */
-  idempotencyMaxKeys: 10_000,
+  /** decisions §8: how long an Idempotency-Key answer is kept; the key's length. */
   idempotencyTtlMs: 10 * 60_000,
   idempotencyKeyMaxLength: 255,
+  /** decisions §13: `[Bridge] idempotency_budget_mb` default and range: the kept answers' bytes, split per agent. */
+  idempotencyBudgetMbDefault: 64,
+  idempotencyBudgetMbMin: 1,
+  idempotencyBudgetMbMax: 1024,
+  /** decisions §13: a larger answer is not kept (Idempotent-Stored: false). */
+  idempotencyMaxAnswerBytes: 256 * 1024,
+  /**
+   * What a kept answer costs beyond its body: the key (up to 255 characters) with its agent id, the
+   * request's fingerprint and the bookkeeping objects, so a flood of tiny answers is bounded by bytes
+   * too. Measured on Node 20: about 365 bytes plus the key's length, so 640 covers the longest key.
+   */
+  idempotencyEntryOverheadBytes: 640,
   /** spec: per-frame job registry size. */
   jobRegistrySize: 32,
   /** decisions §3: invoke_power pulses. */
