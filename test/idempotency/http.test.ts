@@ -97,3 +97,21 @@ t.test('keys are per credential: two agents may use one key for different reques
     'the retry sent nothing',
   );
 });
+
+t.test('a keyed turn_advance keeps its answer: a retry does not pass the turn twice', async (t) => {
+  const { b } = await startAgents(t, {
+    turn_based: true,
+    turn_order: ['p1', 'p2', 'p3'],
+    agents: [agent('dm', 'god'), agent('p1', 'faction_player'), agent('p2', 'faction_player'), agent('p3', 'faction_player')],
+  });
+  const advance = () => b.cmd('turn_advance', {}, { headers: { authorization: `Bearer ${token('dm')}`, 'idempotency-key': 'advance-once' } });
+  const holder = async () => (await b.cmd('session_info', {}, { headers: { authorization: `Bearer ${token('dm')}` } })).body.result.current_turn;
+  t.equal(await holder(), 'p1');
+  const first = await advance();
+  t.equal(first.status, 200);
+  t.equal(await holder(), 'p2');
+  const retry = await advance();
+  t.equal(retry.headers.get('idempotent-replayed'), 'true');
+  t.same(retry.body, first.body);
+  t.equal(await holder(), 'p2', 'the retry passed nothing');
+});
