@@ -1,5 +1,6 @@
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { toFailure, type Outcome } from '../errors/bridge-error.ts';
+import { isRefusal } from '../errors/codes.ts';
 import { LIMITS, type Timings } from '../limits.ts';
 import type { CommandDef, FrameEnv } from '../commands/define.ts';
 import type { GameModule } from '../shared/game-module.ts';
@@ -169,7 +170,7 @@ export function createDrainer(options: {
     const def = commands.get(action.command);
     // decisions §12: only what may change the world takes a place, so reads and the bridge's own
     // calls in between never shift the order of the commands that a replay must repeat.
-    const place = def?.category === 'action' || def?.category === 'control' ? placeOf() : undefined;
+    let place = def?.category === 'action' || def?.category === 'control' ? placeOf() : undefined;
     const finish = (outcome: Outcome<unknown>) =>
       reply(
         place
@@ -179,8 +180,14 @@ export function createDrainer(options: {
     const handler = (action.phase === 'run' ? def?.frame : def?.phases?.[action.phase]) as FrameHandler | undefined;
     if (!handler) return finish(toFailure(new Error(`no frame handler ${action.command}.${action.phase}`)));
     const outcome = runStep(handler, frameEnv(action.input, action.caller), action.input);
-    if (outcome instanceof Promise) void outcome.then(finish);
-    else finish(outcome);
+    if (outcome instanceof Promise) return void outcome.then(finish);
+    // A refusal in the frame (an unknown asset, a tile off the map) changed nothing and is no
+    // record: it gives its place back, so the next command's place does not depend on it.
+    if (place && !outcome.ok && isRefusal(outcome.code)) {
+      placeOrder--;
+      place = undefined;
+    }
+    finish(outcome);
   }
 
   /** The next action: the one a full frame left over first (it stays first in line), else the port's next. */

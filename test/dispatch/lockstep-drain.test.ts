@@ -6,6 +6,7 @@ import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import t, { type Test } from 'tap';
 import type { CommandDef, FrameEnv } from '../../src/commands/define.ts';
 import { createDrainer } from '../../src/dispatch/drain.ts';
+import { badArgs, gameRejected } from '../../src/errors/bridge-error.ts';
 import { DEFAULT_TIMINGS } from '../../src/limits.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
 import type { GameModule } from '../../src/shared/game-module.ts';
@@ -23,6 +24,26 @@ function setup(t: Test, clockMode: 'realtime' | 'lockstep') {
   const commands = new Map<string, CommandDef>([
     ['probe', { name: 'probe', category: 'action', frame: () => 'ran' } as unknown as CommandDef],
     ['look', { name: 'look', category: 'read', frame: () => 'read' } as unknown as CommandDef],
+    [
+      'refuse',
+      {
+        name: 'refuse',
+        category: 'action',
+        frame: () => {
+          throw badArgs('no such tile');
+        },
+      } as unknown as CommandDef,
+    ],
+    [
+      'reject',
+      {
+        name: 'reject',
+        category: 'action',
+        frame: () => {
+          throw gameRejected('the game said no');
+        },
+      } as unknown as CommandDef,
+    ],
     // A step of one tick, as the step command closes each tick it runs.
     [
       'tick_once',
@@ -100,6 +121,25 @@ t.test('places: the tick at the start, and the order among the action and contro
   await turn();
   drainer.drainQueued();
   t.same(replies()[0]!.place, { tick: 5, order: 0 });
+});
+
+t.test('a refusal in the frame gives its place back; a command the game rejected keeps it', async (t) => {
+  const { drainer, send, replies } = setup(t, 'lockstep');
+  send();
+  send('refuse');
+  send('reject');
+  send();
+  await turn();
+  drainer.drainQueued();
+  t.same(
+    replies().map((reply) => [reply.outcome.ok ? 'ok' : reply.outcome.code, reply.place ?? null]),
+    [
+      ['ok', { tick: 0, order: 0 }],
+      ['BAD_ARGS', null],
+      ['GAME_REJECTED', { tick: 0, order: 1 }],
+      ['ok', { tick: 0, order: 2 }],
+    ],
+  );
 });
 
 t.test('lockstep: a drain steps no per-frame job; each tick a step closes steps them once', async (t) => {

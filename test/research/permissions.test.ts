@@ -59,8 +59,14 @@ t.test('the audit record of a command that ran in the world carries its place (t
   await ma.as('dm', 'spawn', { entity_id: 'walker', x: 2, y: 2 });
   await ma.as('dm', 'step', { ticks: 4 });
   await ma.as('dm', 'spawn', { entity_id: 'walker', x: 3, y: 3 });
-  await ma.as('dm', 'spawn', { entity_id: 'nobody', x: 3, y: 3 }); // refused on the game thread: 400 UNKNOWN_ASSET
-  await ma.as('dm', 'step', { ticks: 0 }); // refused by the schema: never reached the game thread
+  // Refusals change nothing and are no records, so they take no place: one on the game thread
+  // (400 UNKNOWN_ASSET) and one before it (400 BAD_ARGS).
+  t.equal((await ma.as('dm', 'spawn', { entity_id: 'nobody', x: 3, y: 3 })).status, 400);
+  t.equal((await ma.as('dm', 'step', { ticks: 0 })).status, 400);
+  await ma.as('dm', 'savepoint');
+  t.equal((await ma.as('dm', 'rewind', { id: 99 })).status, 422, 'a command the game refused ran: it has its place');
+  await ma.as('dm', 'get_world_state'); // a read: no place
+  await ma.as('dm', 'spawn', { entity_id: 'walker', x: 4, y: 4 });
   const records = (await ma.as('dm', 'recv_events', { kinds: ['command'] })).body.result.items as Array<Record<string, any>>;
   const shown = records.map((r) => [r.name, r.status, r.place ?? null]);
   t.same(shown, [
@@ -68,8 +74,10 @@ t.test('the audit record of a command that ran in the world carries its place (t
     ['spawn', 200, { tick: 0, order: 1 }],
     ['step', 200, { tick: 0, order: 2 }],
     ['spawn', 200, { tick: 4, order: 0 }],
-    ['spawn', 400, { tick: 4, order: 1 }],
-    ['step', 400, null],
+    ['savepoint', 200, { tick: 4, order: 1 }],
+    ['rewind', 422, { tick: 4, order: 2 }],
+    ['get_world_state', 200, null],
+    ['spawn', 200, { tick: 4, order: 3 }],
   ]);
   t.equal(records[2]!.tick, 4, "the record's own tick is the one its answer left at");
 });
