@@ -179,7 +179,7 @@ as "token" or "token_sha256" (docs/multi-agent.md: rotate a token). With --json:
   mcp: `usage: gcb mcp [--config-dir DIR | --url URL] [--tool-prefix P] [--http [--port N]]
 
 An MCP server in front of the bridge. At start it reads /capabilities and exposes one tool per
-enabled command plus one for capabilities (31 with every command enabled), named P<command>
+enabled command plus one for capabilities (36 with every command enabled), named P<command>
 (default prefix worldbox_, so prompts written for the original WorldBox bridge work).
 
   (default)          stdio: one session, with the token of --config-dir or GCB_TOKEN

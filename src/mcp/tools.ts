@@ -1,6 +1,7 @@
 // Bridge commands as MCP tools: one per command in GET /capabilities plus one for capabilities
-// itself (spec: 29 with every command enabled; 31 since v0.4's recv_events and batch). Schemas and descriptions are served as the bridge
-// gives them; results and error envelopes become tool results a model can read and act on.
+// itself (spec: 29 with every command enabled; 31 since v0.4's recv_events and batch; 36 with the
+// research commands of v0.5). Schemas and descriptions are served as the bridge gives them; results
+// and error envelopes become tool results a model can read and act on.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Capabilities } from '../client/client.ts';
 import type { BridgeCallError } from '../client/errors.ts';
