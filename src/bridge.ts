@@ -45,8 +45,7 @@ import {
   sItems,
   sOverheadMs,
 } from './shared/layout.ts';
-import type { ClockMode } from './shared/frame.ts';
-import type { BridgeInfo } from './shared/protocol.ts';
+import type { BridgeInfo, ClockMode } from './shared/protocol.ts';
 import { MOD_VERSION } from './version.ts';
 import { moduleUrl } from './shared/modules.ts';
 

@@ -5,7 +5,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { generateToken } from '../auth/token-strength.ts';
 import { LIMITS } from '../limits.ts';
 import { createAjv } from './ajv.ts';
-import type { ClockMode } from '../shared/frame.ts';
+import type { ClockMode } from '../shared/protocol.ts';
 import { BridgeToml, SECTIONS } from './schema.ts';
 
 export const CONFIG_FILE = 'bridge.toml';

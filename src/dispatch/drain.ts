@@ -22,8 +22,8 @@ import {
   sharedNow,
   type SharedState,
 } from '../shared/layout.ts';
-import type { ActionMessage, ActionReply } from '../shared/protocol.ts';
-import type { ClockMode, Collector, Place } from '../shared/frame.ts';
+import type { ActionMessage, ActionReply, ClockMode, Place } from '../shared/protocol.ts';
+import type { Collector } from '../shared/frame.ts';
 import { hFrameDuration, hFrameItems, hQueueWait, observe } from '../shared/histograms.ts';
 import { JobRegistry } from './jobs.ts';
 import { createWorldClock, type DrainerClock } from './world-clock.ts';

@@ -1,7 +1,7 @@
 import type { Outcome } from '../errors/bridge-error.ts';
 import type { CommandDef } from '../commands/define.ts';
 import type { CallerContext } from '../shared/caller.ts';
-import type { Place } from '../shared/frame.ts';
+import type { Place } from '../shared/protocol.ts';
 import type { QueueAnswer } from './game-queue.ts';
 import type { CommandPool, Releasable } from './pool.ts';
 

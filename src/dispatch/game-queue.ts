@@ -2,9 +2,8 @@ import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import type { Failure, Outcome } from '../errors/bridge-error.ts';
 import { LIMITS, type Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
-import type { Place } from '../shared/frame.ts';
 import { ENTRY_EXPIRED, ENTRY_FREE, ENTRY_QUEUED, ENTRY_STARTED, kQueued, sharedNow, type SharedState } from '../shared/layout.ts';
-import type { ActionMessage, ActionReply, DispatcherPortMessage, EventBatch } from '../shared/protocol.ts';
+import type { ActionMessage, ActionReply, DispatcherPortMessage, EventBatch, Place } from '../shared/protocol.ts';
 
 /** What the dispatcher answers for one queued action. */
 export interface QueueAnswer {

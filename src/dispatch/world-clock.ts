@@ -1,7 +1,8 @@
 // decisions §12: the world's clock on the game thread. The drainer owns one; commands see it as
 // FrameEnv.clock. `step` closes each tick it runs through endTick(); anything that must follow the
 // world tick by tick (a recorder's hashes) or forget it on a world swap (savepoints) hooks in here.
-import type { ClockMode, TickHook, WorldClock } from '../shared/frame.ts';
+import type { TickHook, WorldClock } from '../shared/frame.ts';
+import type { ClockMode } from '../shared/protocol.ts';
 
 export interface DrainerClock extends WorldClock {
   /** Realtime: after a frame, runs the tick hooks when the frame moved the tick. */

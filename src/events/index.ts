@@ -7,7 +7,7 @@ import type { Outcome } from '../errors/bridge-error.ts';
 import type { Env } from '../http/context.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
-import type { Place } from '../shared/frame.ts';
+import type { Place } from '../shared/protocol.ts';
 import { isAudited, shownName, summarizeArgs } from './audit.ts';
 import { allKinds, checkDeclaredKinds, checkEventFog } from './kinds.ts';
 import { EventHub, type RecvArgs } from './hub.ts';

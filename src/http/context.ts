@@ -3,7 +3,7 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 import type { ErrorCode } from '../errors/codes.ts';
 import type { CallerContext } from '../shared/caller.ts';
-import type { Place } from '../shared/frame.ts';
+import type { Place } from '../shared/protocol.ts';
 import type { CommandRequest } from './body.ts';
 
 /** One log line per request: agent, command, status, code, waits and run time. */

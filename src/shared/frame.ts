@@ -1,6 +1,6 @@
 // The per-frame jobs as a frame handler sees them. The registry itself lives with the dispatcher
 // (src/dispatch/jobs.ts); command modules know only this shape, so they never import dispatch.
-import type { EventBatch } from './protocol.ts';
+import type { ClockMode, EventBatch } from './protocol.ts';
 
 /** A per-frame job: step() runs once a frame and returns true when the job is finished. */
 export interface FrameJob {
@@ -28,19 +28,6 @@ export interface Collector {
   take(): EventBatch | null;
   /** Sends a taken batch on its own after all (its answer could not carry it). */
   send(batch: EventBatch): void;
-}
-
-/** decisions §12: realtime advances the world with the frame timer; lockstep only through `step`. */
-export type ClockMode = 'realtime' | 'lockstep';
-
-/**
- * decisions §12: where an entry ran, its place: the world tick when the game thread started it, and
- * its order among the entries started at that tick (from 0). One seed and the same commands at the
- * same places give the same world.
- */
-export interface Place {
-  tick: number;
-  order: number;
 }
 
 /** Called on the game thread after every tick of the world, with the tick just reached. */

@@ -5,8 +5,20 @@ import type { MessagePort } from 'node:worker_threads';
 import type { Outcome } from '../errors/bridge-error.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from './caller.ts';
-import type { ClockMode, Place } from './frame.ts';
 import type { GameInitOptions } from './game-module.ts';
+
+/** decisions §12: realtime advances the world with the frame timer; lockstep only through `step`. */
+export type ClockMode = 'realtime' | 'lockstep';
+
+/**
+ * decisions §12: where an action or control entry ran, its place: the world tick when the game
+ * thread started it, and its order among those started at that tick (from 0). One seed and the same
+ * commands at the same places give the same world.
+ */
+export interface Place {
+  tick: number;
+  order: number;
+}
 
 /** One event as it crosses to the main loop; the main loop adds seq and at_utc. */
 export interface RawEvent {
