@@ -85,23 +85,6 @@ for (const [what, extra, message] of bad) {
   });
 }
 
-t.test('--lockstep: the lockstep clock whatever bridge.toml says; a game that cannot be stepped is one clear line', async (t) => {
-  const dir = tempDir();
-  const p = run(['--config-dir', dir, '--port', '0', '--lockstep', '--game', fileURLToPath(fixture('research-game.ts'))]);
-  t.teardown(() => void (p.child.exitCode === null && p.child.kill('SIGKILL')));
-  await waitFor(() => p.out().includes('\n'));
-  const token = /token = "([A-Za-z0-9]{48})"/.exec(readFileSync(join(dir, 'bridge.toml'), 'utf8'))![1]!;
-  const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(p.out())![1]!;
-  const health = (await (await fetch(`${url}/health`, { headers: { authorization: `Bearer ${token}` } })).json()) as { clock: string; tick: number };
-  t.match(health, { clock: 'lockstep', tick: 0 });
-  p.child.kill('SIGTERM');
-  t.equal(await p.exited, 0);
-  const refused = run(['--config-dir', tempDir(), '--port', '0', '--lockstep', '--game', TINY]);
-  t.not(await refused.exited, 0);
-  t.equal(refused.out(), '', 'it never listened');
-  t.match(refused.err(), /^gcb: the bridge could not start: .*does not export advance\(ticks\), which the lockstep clock needs/);
-});
-
 t.test('bad flags exit non-zero with the usage', async (t) => {
   for (const args of [['--port', 'abc'], ['--port', '70000'], ['--nope']]) {
     const p = run([...args, '--config-dir', tempDir()]);

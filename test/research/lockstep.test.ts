@@ -10,6 +10,9 @@ import type { Mark } from '../fixtures/batch-commands.ts';
 import { startResearch } from './helpers.ts';
 import pino from 'pino';
 
+// Real bridges, several per file, on a loaded machine.
+t.setTimeout(180_000);
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 t.test('the tick does not move with wall time: a second later, the same tick and the same hash', async (t) => {

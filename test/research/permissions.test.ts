@@ -6,6 +6,9 @@ import t from 'tap';
 import { agent, startAgents } from '../multi-agent/helpers.ts';
 import { RESEARCH_GAME } from './helpers.ts';
 
+// Real bridges, several per file, on a loaded machine.
+t.setTimeout(180_000);
+
 t.test('who may step, hash and keep savepoints', async (t) => {
   const ma = await startAgents(
     t,

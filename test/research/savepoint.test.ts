@@ -5,6 +5,9 @@
 import t from 'tap';
 import { startResearch, type ResearchBridge } from './helpers.ts';
 
+// Real bridges, several per file, on a loaded machine.
+t.setTimeout(180_000);
+
 /** Commands that use the random state every tick: a run of them gives a hash per step. */
 async function run(b: ResearchBridge): Promise<string[]> {
   const hashes: string[] = [];

@@ -5,6 +5,9 @@
 import t from 'tap';
 import { startResearch } from './helpers.ts';
 
+// Real bridges, several per file, on a loaded machine.
+t.setTimeout(180_000);
+
 t.test('step answers tick_before, tick, ticks and the world hash', async (t) => {
   const b = await startResearch(t);
   await b.ok('spawn', { entity_id: 'walker', x: 10, y: 10, count: 4 });
