@@ -49,7 +49,7 @@ import {
   MAX_CIV_KINGDOMS_ALIVE,
   wildKingdomFor,
 } from './kingdoms.ts';
-import { reportBirth, reportDeath, type DeathCause } from './events.ts';
+import { reportBirth, reportDeath } from './events.ts';
 import { chancePerMille, hash32, nextFloat, nextU32 } from './rng.ts';
 import {
   ACTOR_FIELD_NAMES,
@@ -62,6 +62,7 @@ import {
   kingdomOf,
   setTileType,
   setTop,
+  type DeathCause,
   type World,
 } from './world.ts';
 
