@@ -304,10 +304,6 @@ export function releaseSlot(w: World, slot: number): void {
   w.free[w.freeCount++] = slot;
 }
 
-export function tileIndex(w: World, x: number, y: number): number {
-  return y * w.width + x;
-}
-
 export function inBounds(w: World, x: number, y: number): boolean {
   return x >= 0 && y >= 0 && x < w.width && y < w.height;
 }
