@@ -66,7 +66,7 @@ const MIX_TOTAL = MIX.reduce((sum, [, weight]) => sum + weight, 0);
 
 function populate(w: World, target: number): void {
   // A generated 1024² world already holds a few thousand creatures: thin them to the target first.
-  for (let i = w.hwm - 1; i >= 0 && w.population > target; i--) if (w.a.alive[i] === 1) killActor(w, i);
+  for (let i = w.slotEnd - 1; i >= 0 && w.population > target; i--) if (w.a.alive[i] === 1) killActor(w, i);
   const rng = seedRng(99, 1);
   let guard = 0;
   while (w.population < target && guard++ < target * 50) {
@@ -180,7 +180,7 @@ function perEventMicros(start: SandboxSnapshot): number {
     },
   });
   const slots: number[] = [];
-  for (let s = 0; s < w.hwm && slots.length < 200; s++) if (w.a.alive[s] === 1) slots.push(s);
+  for (let s = 0; s < w.slotEnd && slots.length < 200; s++) if (w.a.alive[s] === 1) slots.push(s);
   let reported = 0;
   const c0 = process.cpuUsage();
   for (let frame = 0; frame < 500; frame++) {

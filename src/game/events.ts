@@ -209,7 +209,7 @@ export class KingdomSet {
     const r = Math.max(0, Math.floor(radius));
     const r2 = r * r + r; // forDisc's disc
     const a = w.a;
-    const end = w.hwm;
+    const end = w.slotEnd;
     for (let s = 0; s < end; s++) {
       if (a.alive[s] !== 1) continue;
       const dx = (a.x[s]! | 0) - x;
@@ -224,7 +224,7 @@ export class KingdomSet {
     const cx = x + 0.5;
     const cy = y + 0.5;
     const reach2 = reach * reach;
-    const end = w.hwm;
+    const end = w.slotEnd;
     for (let s = 0; s < end; s++) {
       if (a.alive[s] !== 1) continue;
       const dx = a.x[s]! - cx;
@@ -368,7 +368,7 @@ export class WorldEvents implements WorldEventSink {
     const counts = this.aliveScratch;
     counts.fill(0);
     const a = w.a;
-    const end = w.hwm;
+    const end = w.slotEnd;
     for (let s = 0; s < end; s++) if (a.alive[s] === 1) counts[a.kingdom[s]!]!++;
     return counts;
   }

@@ -131,8 +131,8 @@ export interface World {
 
   a: ActorArrays;
   capacity: number;
-  /** Slots ever used: actor loops run over [0, hwm). */
-  hwm: number;
+  /** End of the slots in use (live or freed): actor loops run over [0, slotEnd), never past it. */
+  slotEnd: number;
   /** LIFO stack of freed slots; part of the state because it decides future slot order. */
   free: Int32Array;
   freeCount: number;
@@ -246,7 +246,7 @@ export function createWorld(width: number, height: number, seed: number, actorCa
     landTiles: 0,
     a: allocActorArrays(capacity),
     capacity,
-    hwm: 0,
+    slotEnd: 0,
     free: new Int32Array(capacity),
     freeCount: 0,
     population: 0,
@@ -296,8 +296,8 @@ export function ensureActorCapacity(w: World, needed: number): boolean {
 /** A free actor slot (the most recently freed first), or -1 at the hard cap. */
 export function allocSlot(w: World): number {
   if (w.freeCount > 0) return w.free[--w.freeCount]!;
-  if (w.hwm >= w.capacity && !ensureActorCapacity(w, w.hwm + 1)) return -1;
-  return w.hwm++;
+  if (w.slotEnd >= w.capacity && !ensureActorCapacity(w, w.slotEnd + 1)) return -1;
+  return w.slotEnd++;
 }
 
 export function releaseSlot(w: World, slot: number): void {
