@@ -18,7 +18,7 @@ export interface Capabilities {
   engine_version: string;
   game_assembly_sha256: string;
   commands: CommandDescriptor[];
-  /** Additive (v0.4): the commands the game module cannot run, and why; absent from older bridges. */
+  /** Additive to the spec's object: the commands the game module cannot run, and why; optional, so a bridge may leave it out. */
   disabled_commands?: DisabledCommand[];
 }
 
