@@ -48,6 +48,7 @@ import {
 import type { BridgeInfo } from './shared/protocol.ts';
 import { MOD_VERSION } from './version.ts';
 import { moduleUrl } from './shared/modules.ts';
+import { sleep } from './shared/sleep.ts';
 
 export interface BridgeOptions {
   /** The game's plugin config directory (decisions §1): bridge.toml, agents.json, saves/. Default ./.bridge */
@@ -354,7 +355,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
       // Every event stream ends cleanly; waiting recv_events answer with what they have.
       const eventsStopped = events.stop();
       game.closeQueue();
-      await Promise.race([waitUntil(() => admission.inUse === 0), sleep(timings.shutdownGraceMs)]);
+      await waitUntil(() => admission.inUse === 0, timings.shutdownGraceMs);
       killSwitch.stop();
       agentsWatch.stop();
       session.stop();
@@ -423,10 +424,8 @@ function fileSha256(url: URL): string {
   return createHash('sha256').update(readFileSync(url)).digest('hex');
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms).unref());
-}
-
-async function waitUntil(predicate: () => boolean): Promise<void> {
-  while (!predicate()) await sleep(10);
+/** Polls `predicate` until it holds or `ms` have passed; never holds the process up. */
+async function waitUntil(predicate: () => boolean, ms: number): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!predicate() && performance.now() < deadline) await sleep(10, { unref: true });
 }
