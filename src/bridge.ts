@@ -21,6 +21,9 @@ import { sweepStaleTemps } from './commands/shared/saves.ts';
 import { DEFAULT_TIMINGS, LIMITS, type Timings } from './limits.ts';
 import { createLogger } from './log/logger.ts';
 import { Session } from './session/session.ts';
+import { callSession } from './session/pool-calls.ts';
+import { toFailure } from './errors/bridge-error.ts';
+import type { KingdomInfo } from './shared/game-module.ts';
 import { loadAgents } from './config/agents.ts';
 import { bridgeInternal } from './commands/internal.ts';
 import { createEvents } from './events/index.ts';
@@ -203,7 +206,13 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
   if (session.multiAgent) {
     events.watchObjectives({
       kingdoms: async () => (await game.submit(bridgeInternal.name, 'kingdoms', null, system)).outcome,
-      judge: (kingdoms) => session.call('objectives', { kingdoms }, system),
+      judge: async (kingdoms) => {
+        try {
+          return { ok: true, value: session.objectives(kingdoms as KingdomInfo[]) };
+        } catch (err) {
+          return toFailure(err);
+        }
+      },
     });
   }
 
@@ -260,7 +269,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
         });
         return { ok: true, value: null };
       },
-      session: (name, input, caller) => session.call(name, input, caller),
+      session: async (name, input, caller) => callSession(session, name, input, caller),
       events: (name, input, caller, slot) => events.poolCall(name, input, caller, slot),
     },
   });
