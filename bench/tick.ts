@@ -130,6 +130,8 @@ interface EventsRow {
 
 interface Variant {
   w: World;
+  /** The world's reporter (null: no host). */
+  events: WorldEvents | null;
   /** The events of the current frame (only the recording host fills it). */
   batch: unknown[];
   recorded: number;
@@ -138,15 +140,16 @@ interface Variant {
 }
 
 function variant(start: SandboxSnapshot, host: 'none' | 'off' | 'on'): Variant {
-  const v: Variant = { w: fromSnapshot(start), batch: [], recorded: 0, times: [], cpu: [] };
-  if (host === 'off') v.w.events = new WorldEvents({ emit() {} });
+  const v: Variant = { w: fromSnapshot(start), events: null, batch: [], recorded: 0, times: [], cpu: [] };
+  if (host === 'off') v.events = new WorldEvents({ emit() {} });
   if (host === 'on') {
-    v.w.events = new WorldEvents({
+    v.events = new WorldEvents({
       emit(kind, fields, kingdomIds) {
         v.batch.push({ kind, fields, kingdomIds });
       },
     });
   }
+  v.w.events = v.events;
   return v;
 }
 
@@ -157,7 +160,7 @@ function variant(start: SandboxSnapshot, host: 'none' | 'off' | 'on'): Variant {
 function frame(v: Variant, ticks: number): void {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  v.w.events?.endFrame(v.w);
+  v.events?.endFrame(v.w);
   for (let n = 0; n < ticks; n++) tick(v.w);
   v.times.push((performance.now() - t0) / ticks);
   const c1 = process.cpuUsage(c0);

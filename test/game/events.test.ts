@@ -615,7 +615,7 @@ t.test(`the ${FRAME_ACTOR_EVENTS} rule: a frame with 300 births gives ${FRAME_AC
   t.same(rec.of('population_changed'), [], 'summaries wait for the end of the frame');
   const oneByOne = (k: number) => born.filter((e) => e.kingdomIds[0] === k).length;
 
-  w.events!.endFrame(w);
+  (w.events as WorldEvents).endFrame(w);
   const summaries = rec.of('population_changed');
   const aliveIn = (k: number) => {
     let n = 0;
@@ -634,7 +634,7 @@ t.test(`the ${FRAME_ACTOR_EVENTS} rule: a frame with 300 births gives ${FRAME_AC
   w.births[0] = parents[0]!;
   w.birthCount = 1;
   flushBirths(w);
-  w.events!.endFrame(w);
+  (w.events as WorldEvents).endFrame(w);
   t.same(
     rec.events.map((e) => e.kind),
     ['actor_born'],
