@@ -35,7 +35,13 @@ export const GROUPS: readonly Group[] = [
   {
     name: 'session',
     mutate: ['src/session/**/*.ts'],
-    tests: ['test/session/session.test.ts', 'test/session/reload.test.ts', 'test/session/turns.test.ts', 'test/session/reads.test.ts'],
+    tests: [
+      'test/session/session.test.ts',
+      'test/session/reload.test.ts',
+      'test/session/turns.test.ts',
+      'test/session/reads.test.ts',
+      'test/session/pool-calls.test.ts',
+    ],
   },
   {
     name: 'config',
