@@ -1,6 +1,6 @@
 // Tick micro-benchmark of the sandbox world: ms per simulation tick (median and p95) for world
 // sizes 256², 512², 1024² and 1k, 10k, 50k actors. Target: 1024² with 50k actors under 8 ms a tick.
-// And what reporting events costs (decisions §7, issue 11): at most 5% of a tick at 1024² with 50k.
+// And what reporting events costs (decisions §7): at most 5% of a tick at 1024² with 50k.
 //
 //   node --import tsx bench/tick.ts           # about 1.5 minutes
 //   node --import tsx bench/tick.ts --quick   # about half a minute
@@ -38,7 +38,7 @@ const targetOnly = process.argv.includes('--target');
 const SIZES = targetOnly ? ([16] as const) : ([4, 8, 16] as const); // zones a side: 256², 512², 1024²
 const COUNTS = targetOnly ? ([50_000] as const) : ([1_000, 10_000, 50_000] as const);
 const TARGET_MS = 8;
-/** decisions §7 / issue 11: event production costs at most 5% of a tick (1024², 50k actors). */
+/** decisions §7: event production costs at most 5% of a tick (1024², 50k actors). */
 const EVENTS_TARGET = 1.05;
 const WARMUP = quick ? 5 : 15;
 const MAX_TICKS = quick ? 40 : 200;

@@ -1,4 +1,4 @@
-// npm run mutate [-- GROUP...]: mutation testing with StrykerJS (issue 16), outside `npm test`.
+// npm run mutate [-- GROUP...]: mutation testing with StrykerJS, outside `npm test`.
 // Each group mutates one part of the bridge and runs only the tap files that test it, all in one
 // node process (scripts/mutate-tests.ts; no tap runner: it is started once a mutant), through
 // Stryker's command runner; a failing test (non-zero exit) kills the mutant. Groups run one after another, each

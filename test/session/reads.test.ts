@@ -1,6 +1,6 @@
 // Direct unit cases for the session's smaller reads: the message bus's eviction counts and unknown
 // inboxes, objectives judged without a kingdom or by claim, the legacy session's flags, recv's
-// default cursor. (issue 16: `npm run mutate -- session` runs this file for every mutant.)
+// default cursor. Fast, since `npm run mutate -- session` runs this file for every mutant.
 import t from 'tap';
 import pino from 'pino';
 import { parseAgents, type ObjectiveSpec } from '../../src/config/agents.ts';
