@@ -5,7 +5,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { startBridge, type BridgeOptions } from '../../src/bridge.ts';
 import { runtimePath } from '../../src/shared/runtime-file.ts';
 import { tempDir, TINY_GAME, writeConfig } from '../helpers/bridge.ts';
@@ -16,14 +16,20 @@ import { fixture } from '../helpers/paths.ts';
 const closed = (lines: Array<Record<string, unknown>>) =>
   lines.filter((line) => line.level === 20 && line.msg === `closing: ${String(line.part)}`).map((line) => line.part);
 
-async function failedStart(t: Tap.Test, options: BridgeOptions, configure: (dir: string) => void = () => {}) {
+async function failedStart(t: Test, options: BridgeOptions, configure: (dir: string) => void = () => {}) {
   const configDir = tempDir();
   writeConfig(configDir);
   configure(configDir);
   const { log, lines } = captureLog();
   log.level = 'debug';
-  const error = await startBridge({ game: TINY_GAME, port: 0, poolThreads: 1, ...options, configDir, logger: log }).catch((err: unknown) => err as Error);
-  t.type(error, Error, 'the start fails');
+  let error = new Error('the start did not fail') as Error & { code?: string };
+  try {
+    const bridge = await startBridge({ game: TINY_GAME, port: 0, poolThreads: 1, ...options, configDir, logger: log });
+    t.teardown(() => bridge.close());
+    t.fail('the start fails');
+  } catch (err) {
+    error = err as Error & { code?: string };
+  }
   t.notOk(existsSync(runtimePath(configDir)), 'the runtime file is gone: another bridge may start here');
   t.notOk(
     lines.some((line) => line.msg === 'bridge closed'),
