@@ -41,10 +41,10 @@ export interface ReloadSummary {
 /**
  * The session state: agents, claims, the turn and the bus. The main loop owns it and calls its
  * methods; pool threads reach the few in session/pool-calls.ts through the pool's RPC (decisions
- * §4), and the turn holder is mirrored in shared memory so the
- * game thread can stop a pulsed run when its caller's turn ends. decisions §10: `reload` applies a
- * new agents.json; callers are rebuilt (requests in flight keep the context they started with),
- * while inboxes, the bus seq and the turn of the agents that stay are kept.
+ * §4). The turn holder is mirrored in shared memory so the game thread can stop a pulsed run when
+ * its caller's turn ends. decisions §10: `reload` applies a new agents.json; callers are rebuilt
+ * (requests in flight keep the context they started with), while inboxes, the bus seq and the turn
+ * of the agents that stay are kept.
  */
 export class Session {
   readonly multiAgent: boolean;
