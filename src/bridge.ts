@@ -30,7 +30,7 @@ import { IdempotencyStore } from './idempotency/store.ts';
 import { liveAgents } from './session/live-agents.ts';
 import type { EventStats } from './events/hub.ts';
 import { createMetrics } from './metrics/index.ts';
-import { viewRoutes } from './view/routes.ts';
+import { viewEntry } from './view/routes.ts';
 import {
   createSharedState,
   kEnabled,
@@ -440,24 +440,26 @@ async function startHttp(ctx: StartContext, parts: Parts, connectionsTeardown: (
   const { timings, log } = ctx;
   const { config, credentials, killSwitch, registry, admission, session, shared, info, capabilities, events, metrics, game, pool, idempotency } = parts;
   let port = config.Bridge.port;
-  const app = createApp({
-    port: () => port,
-    credentials,
-    enabled: () => killSwitch.enabled,
-    registry,
-    admission,
-    session,
-    shared,
-    info,
-    log,
-    maxBodyBytes: config.Bridge.max_body_bytes,
-    capabilities,
-    events,
-    ...(metrics ? { metrics } : {}),
-    view: viewRoutes(() => port),
-    execute: (def, args, caller, slot) => execute(def, args, caller, game, pool, slot),
-    idempotency,
-  });
+  const app = createApp(
+    {
+      port: () => port,
+      credentials,
+      enabled: () => killSwitch.enabled,
+      registry,
+      admission,
+      session,
+      shared,
+      info,
+      log,
+      maxBodyBytes: config.Bridge.max_body_bytes,
+      capabilities,
+      execute: (def, args, caller, slot) => execute(def, args, caller, game, pool, slot),
+      idempotency,
+    },
+    // Features register themselves: the viewer's open page, GET /events with the audit of POST
+    // /cmd, GET /metrics with the request series.
+    [viewEntry(() => port), events.entry, ...(metrics ? [metrics.entry] : [])],
+  );
 
   const server = await listen({ fetch: app.fetch, port, log });
   port = (server.address() as { port: number }).port;

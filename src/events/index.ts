@@ -4,6 +4,7 @@
 import type { Hono, MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import type { Outcome } from '../errors/bridge-error.ts';
+import type { AppEntry } from '../http/app.ts';
 import type { Env } from '../http/context.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
@@ -22,6 +23,8 @@ export interface EventLayer {
   readonly routes: Hono<Env>;
   /** POST /cmd middleware: a `command` audit event per answer but refusals. */
   readonly audit: MiddlewareHandler<Env>;
+  /** Its part of the HTTP app (createApp's entries): GET /events, and the audit in front of POST /cmd. */
+  readonly entry: AppEntry;
   /**
    * The game's declared kinds (its `eventKinds`) and their fog (its `eventFog`): checked, warned
    * about, added. Returns /capabilities event_kinds.
@@ -78,10 +81,12 @@ export function createEvents(options: { history: number; maxStreams: number; mul
     );
   };
 
+  const routes = eventsRoutes(hub);
   return {
     hub,
-    routes: eventsRoutes(hub),
+    routes,
     audit,
+    entry: { routes, before: { method: 'POST', path: '/cmd', handler: audit } },
     setGameKinds(declared, declaredFog) {
       const { kinds, ignored } = checkDeclaredKinds(declared);
       for (const { kind, reason } of ignored) log.warn({ kind: kind.slice(0, 64) }, `the game's eventKinds entry '${kind.slice(0, 64)}' is ignored: ${reason}`);
