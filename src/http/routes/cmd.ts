@@ -41,19 +41,8 @@ export interface CmdDeps {
  * command's own hooks run in that order too: precheck before the slot, checkAccess with it.
  */
 export function cmdRoutes(deps: CmdDeps): Hono<Env> {
-  // decisions §5: over the limit by Content-Length is refused before reading; hono's bodyLimit
-  // covers streamed (chunked) bodies. Only those go through it: asking a node-server request for
-  // its body stream builds a full web Request, which costs every ordinary POST.
-  const streamedLimit = bodyLimit({
-    maxSize: deps.maxBodyBytes,
-    onError: (c) => fail(c as AppContext, overLimit(deps.maxBodyBytes), '', {}),
-  });
   const checks: CheckContext = { commands: deps.registry, checkTurn: (def, caller) => deps.session.checkTurn(def, caller) };
-  const limitBody = (c: AppContext, next: Next) => {
-    const length = header(c, 'content-length');
-    if (length === undefined || header(c, 'transfer-encoding') !== undefined) return streamedLimit(c, next);
-    return Number(length) > deps.maxBodyBytes ? Promise.resolve(fail(c, overLimit(deps.maxBodyBytes), '', {})) : next();
-  };
+  const limitBody = bodyLimiter(deps.maxBodyBytes);
 
   // decisions §8 and §13: requests with an Idempotency-Key, around the same run.
   const runKeyed = keyedRun(deps.idempotency, deps.registry, runRequest);
@@ -139,4 +128,21 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
   }
 
   return new Hono<Env>().post('/cmd', checkRequest, limitBody, runCommand);
+}
+
+/**
+ * decisions §5: over the limit by Content-Length is refused before reading; hono's bodyLimit covers
+ * streamed (chunked) bodies. Only those go through it: asking a node-server request for its body
+ * stream builds a full web Request, which costs every ordinary POST.
+ */
+function bodyLimiter(maxBodyBytes: number): (c: AppContext, next: Next) => Promise<Response | void> {
+  const streamedLimit = bodyLimit({
+    maxSize: maxBodyBytes,
+    onError: (c) => fail(c as AppContext, overLimit(maxBodyBytes), '', {}),
+  });
+  return (c, next) => {
+    const length = header(c, 'content-length');
+    if (length === undefined || header(c, 'transfer-encoding') !== undefined) return streamedLimit(c, next);
+    return Number(length) > maxBodyBytes ? Promise.resolve(fail(c, overLimit(maxBodyBytes), '', {})) : next();
+  };
 }
