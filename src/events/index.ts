@@ -4,6 +4,7 @@
 import type { Hono, MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import type { Outcome } from '../errors/bridge-error.ts';
+import { badArgsFailure } from '../errors/failures.ts';
 import type { AppEntry } from '../http/app.ts';
 import type { Env } from '../http/context.ts';
 import type { Timings } from '../limits.ts';
@@ -103,7 +104,7 @@ export function createEvents(options: { history: number; maxStreams: number; mul
       if (name === 'recv') return hub.recv(input as RecvArgs, caller, slot);
       const { kind, fields } = input as { kind: string; fields?: Record<string, unknown> };
       // Pool steps emit the bridge's frame kinds only (world_saved); never a main-loop kind.
-      if (kind !== 'world_saved') return { ok: false, code: 'BAD_ARGS', message: `a pool step may not emit '${kind}'` };
+      if (kind !== 'world_saved') return badArgsFailure(`a pool step may not emit '${kind}'`);
       hub.emit(kind, fields);
       return { ok: true, value: null };
     },

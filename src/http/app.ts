@@ -1,5 +1,6 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { toFailure } from '../errors/bridge-error.ts';
+import { unknownCommandFailure } from '../errors/failures.ts';
 import { authenticate, type AuthenticateDeps, type Guard } from './authenticate.ts';
 import type { AppContext, Env } from './context.ts';
 import { fail } from './respond.ts';
@@ -70,11 +71,7 @@ export function createApp(deps: AppDeps, entries: readonly AppEntry[] = []): Hon
     guard((c) =>
       fail(
         c,
-        {
-          ok: false,
-          code: 'UNKNOWN_COMMAND',
-          message: `no such endpoint: ${c.req.method} ${c.req.path} (endpoints: GET /health, GET /capabilities, GET /events, POST /cmd)`,
-        },
+        unknownCommandFailure(`no such endpoint: ${c.req.method} ${c.req.path} (endpoints: GET /health, GET /capabilities, GET /events, POST /cmd)`),
         '',
         {},
       ),
