@@ -1,5 +1,5 @@
 // decisions §4: permission bits and role masks, the one table of both.
-import type { Failure } from '../errors/bridge-error.ts';
+import { permissionDeniedFailure, type Failure } from '../errors/failures.ts';
 import type { CallerContext } from '../shared/caller.ts';
 
 export const PERMISSIONS = {
@@ -18,12 +18,11 @@ export type PermissionName = keyof typeof PERMISSIONS;
 
 export const ALL_PERMISSIONS = Object.values(PERMISSIONS).reduce((mask, bit) => mask | bit, 0);
 
-const p = PERMISSIONS;
 export const ROLE_MASKS = {
   god: ALL_PERMISSIONS,
-  faction_player: p.read_own_faction | p.action_faction | p.send_message | p.recv_message | p.advance_time,
-  observer: p.read_all | p.read_own_faction | p.send_message | p.recv_message,
-  narrator: p.read_all | p.read_own_faction | p.send_message | p.recv_message | p.send_broadcast,
+  faction_player: PERMISSIONS.read_own_faction | PERMISSIONS.action_faction | PERMISSIONS.send_message | PERMISSIONS.recv_message | PERMISSIONS.advance_time,
+  observer: PERMISSIONS.read_all | PERMISSIONS.read_own_faction | PERMISSIONS.send_message | PERMISSIONS.recv_message,
+  narrator: PERMISSIONS.read_all | PERMISSIONS.read_own_faction | PERMISSIONS.send_message | PERMISSIONS.recv_message | PERMISSIONS.send_broadcast,
 } as const;
 
 export type RoleName = keyof typeof ROLE_MASKS;
@@ -54,9 +53,5 @@ export function missingPermission(rule: PermissionRule, mask: number): string | 
 export function permissionFailure(name: string, rule: PermissionRule, caller: CallerContext): Failure | null {
   const missing = missingPermission(rule, caller.permissions);
   if (missing === null) return null;
-  return {
-    ok: false,
-    code: 'PERMISSION_DENIED',
-    message: `agent '${caller.agentId}' (role ${caller.role}) lacks the ${missing} permission that '${name}' needs`,
-  };
+  return permissionDeniedFailure(`agent '${caller.agentId}' (role ${caller.role}) lacks the ${missing} permission that '${name}' needs`);
 }

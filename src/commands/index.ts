@@ -66,9 +66,9 @@ export const COMMANDS: readonly CommandDef[] = [
   generateWorld, // 26
   saveWorld, // 27
   loadWorld, // 28
-  recvEvents, // 29 (decisions §7, v0.4)
-  batch, // 30 (decisions §8, v0.4)
-  step, // 31 (decisions §12, v0.5)
+  recvEvents, // 29 (decisions §7)
+  batch, // 30 (decisions §8)
+  step, // 31 (decisions §12)
   worldHash, // 32
   savepoint, // 33
   rewind, // 34

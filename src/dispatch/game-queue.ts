@@ -1,9 +1,10 @@
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import type { Failure, Outcome } from '../errors/bridge-error.ts';
+import { busyFailure, mainThreadTimeoutFailure, type Failure, type Outcome } from '../errors/failures.ts';
 import { LIMITS, type Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { ENTRY_EXPIRED, ENTRY_FREE, ENTRY_QUEUED, ENTRY_STARTED, kQueued, sharedNow, type SharedState } from '../shared/layout.ts';
 import type { ActionMessage, ActionReply, DispatcherPortMessage, EventBatch, Place } from '../shared/protocol.ts';
+import { sleep } from '../shared/sleep.ts';
 
 /** What the dispatcher answers for one queued action. */
 export interface QueueAnswer {
@@ -31,6 +32,9 @@ interface Entry {
   timer: NodeJS.Timeout | undefined;
   settle: (() => void) | null;
 }
+
+/** An action refused before the game saw it: the client may simply send it again. */
+export const BUSY_MESSAGE = (reason: string) => `${reason}; nothing reached the world, retry later`;
 
 export const TIMEOUT_MESSAGE = (ms: number) =>
   `the command waited more than ${ms / 1000} s for a game frame and was dropped before it ran; nothing reached the world, retry when the game is responsive`;
@@ -77,9 +81,9 @@ export class GameQueue {
 
   /** `items`: what it counts against a frame's 256 (decisions §8: an entry's items all run in one frame). */
   submit(command: string, phase: string, input: unknown, caller: CallerContext, items = 1): Promise<QueueAnswer> {
-    if (this.#closed) return Promise.resolve(immediate(busy('the bridge is shutting down')));
+    if (this.#closed) return Promise.resolve(immediate(busyFailure(BUSY_MESSAGE('the bridge is shutting down'))));
     const slot = this.#free.pop();
-    if (slot === undefined) return Promise.resolve(immediate(busy('the dispatcher queue is full')));
+    if (slot === undefined) return Promise.resolve(immediate(busyFailure(BUSY_MESSAGE('the dispatcher queue is full'))));
     // Stryker disable next-line UpdateOperator: ids need only differ among the entries alive at once; counting down is as unique
     const id = this.#nextId++;
     const enqueuedAt = sharedNow();
@@ -102,7 +106,7 @@ export class GameQueue {
     this.#closed = true;
     for (const entry of this.#entries.values()) {
       if (Atomics.compareExchange(this.#shared.entries, entry.slot, ENTRY_QUEUED, ENTRY_EXPIRED) === ENTRY_QUEUED) {
-        this.#answer(entry, busy('the bridge is shutting down'), 0);
+        this.#answer(entry, busyFailure(BUSY_MESSAGE('the bridge is shutting down')), 0);
       }
     }
   }
@@ -120,7 +124,7 @@ export class GameQueue {
     let late = false;
     const limit = setTimeout(() => (late = true), ms);
     while (!late && [...this.#entries.values()].some((e) => Atomics.load(this.#shared.entries, e.slot) === ENTRY_STARTED)) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await sleep(10);
     }
     clearTimeout(limit);
   }
@@ -128,7 +132,7 @@ export class GameQueue {
   #onDeadline(entry: Entry): void {
     const state = Atomics.compareExchange(this.#shared.entries, entry.slot, ENTRY_QUEUED, ENTRY_EXPIRED);
     if (state === ENTRY_QUEUED) {
-      this.#answer(entry, timeout(TIMEOUT_MESSAGE(this.#timings.queueDeadlineMs)), sharedNow() - entry.enqueuedAt);
+      this.#answer(entry, mainThreadTimeoutFailure(TIMEOUT_MESSAGE(this.#timings.queueDeadlineMs)), sharedNow() - entry.enqueuedAt);
       return;
     }
     if (state === ENTRY_STARTED) {
@@ -149,7 +153,9 @@ export class GameQueue {
     const answer = entry.answer!;
     entry.answer = null;
     answer({
-      outcome: timeout(`the command started but did not finish within the ${seconds} s handler backstop; it still runs to completion in the game`),
+      outcome: mainThreadTimeoutFailure(
+        `the command started but did not finish within the ${seconds} s handler backstop; it still runs to completion in the game`,
+      ),
       queueWaitMs: started - entry.enqueuedAt,
       runMs: sharedNow() - started,
       settled,
@@ -165,7 +171,7 @@ export class GameQueue {
     } else {
       // 'expired': the game thread found the deadline passed. 'skipped': the deadline timer or close()
       // expired it first and has answered already, so #answer does nothing; the game thread has let go.
-      this.#answer(entry, timeout(TIMEOUT_MESSAGE(this.#timings.queueDeadlineMs)), sharedNow() - entry.enqueuedAt);
+      this.#answer(entry, mainThreadTimeoutFailure(TIMEOUT_MESSAGE(this.#timings.queueDeadlineMs)), sharedNow() - entry.enqueuedAt);
     }
     this.#release(entry);
   }
@@ -189,12 +195,4 @@ export class GameQueue {
 
 function immediate(failure: Failure): QueueAnswer {
   return { outcome: failure, queueWaitMs: 0, runMs: 0, settled: null };
-}
-
-function busy(message: string): Failure {
-  return { ok: false, code: 'BUSY', message: `${message}; nothing reached the world, retry later` };
-}
-
-function timeout(message: string): Failure {
-  return { ok: false, code: 'MAIN_THREAD_TIMEOUT', message };
 }

@@ -4,6 +4,8 @@
 import type { Hono, MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import type { Outcome } from '../errors/bridge-error.ts';
+import { badArgsFailure } from '../errors/failures.ts';
+import type { AppEntry } from '../http/app.ts';
 import type { Env } from '../http/context.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
@@ -23,6 +25,8 @@ export interface EventLayer {
   readonly routes: Hono<Env>;
   /** POST /cmd middleware: a `command` audit event per answer but refusals. */
   readonly audit: MiddlewareHandler<Env>;
+  /** Its part of the HTTP app (createApp's entries): GET /events, and the audit in front of POST /cmd. */
+  readonly entry: AppEntry;
   /**
    * The game's declared kinds (its `eventKinds`) and their fog (its `eventFog`): checked, warned
    * about, added. Returns /capabilities event_kinds.
@@ -82,10 +86,12 @@ export function createEvents(options: { history: number; maxStreams: number; mul
     );
   };
 
+  const routes = eventsRoutes(hub);
   return {
     hub,
-    routes: eventsRoutes(hub),
+    routes,
     audit,
+    entry: { routes, before: { method: 'POST', path: '/cmd', handler: audit } },
     setGameKinds(declared, declaredFog) {
       const { kinds, ignored } = checkDeclaredKinds(declared);
       for (const { kind, reason } of ignored) log.warn({ kind: kind.slice(0, 64) }, `the game's eventKinds entry '${kind.slice(0, 64)}' is ignored: ${reason}`);
@@ -102,7 +108,7 @@ export function createEvents(options: { history: number; maxStreams: number; mul
       if (name === 'recv') return hub.recv(input as RecvArgs, caller, slot);
       const { kind, fields } = input as { kind: string; fields?: Record<string, unknown> };
       // Pool steps emit the bridge's frame kinds only (world_saved); never a main-loop kind.
-      if (kind !== 'world_saved') return { ok: false, code: 'BAD_ARGS', message: `a pool step may not emit '${kind}'` };
+      if (kind !== 'world_saved') return badArgsFailure(`a pool step may not emit '${kind}'`);
       hub.emit(kind, fields);
       return { ok: true, value: null };
     },

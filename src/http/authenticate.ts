@@ -2,6 +2,7 @@ import type { Handler } from 'hono';
 import type { Logger } from 'pino';
 import { presentedToken, type CredentialTable } from '../auth/credentials.ts';
 import { createHostCheck, originAllowed } from '../auth/host-origin.ts';
+import { unauthorizedFailure } from '../errors/failures.ts';
 import type { Session } from '../session/session.ts';
 import { header, requestId, round, type AppContext, type Env, type RequestLog } from './context.ts';
 import { requestLineWriter } from './request-line.ts';
@@ -33,8 +34,8 @@ const OTHER_PATH = '(other)';
  * A wrapper of each route's handler rather than an `app.use('*')` middleware: a route with one
  * handler then runs without hono's compose, and a synchronous answer (/capabilities, /health with
  * a free slot) is answered in the same turn, without a promise: together half the bridge's own
- * cost of such a request. `onError` is the app's error handler: an exception of the handler is
- * answered and logged here, as the middleware's `await next()` used to see it.
+ * cost of such a request. `onError` is the app's error handler: with no middleware around the
+ * handler to catch it, an exception of the handler is answered and logged here.
  */
 export function authenticate(deps: AuthenticateDeps, onError: (err: Error, c: AppContext) => Response): Guard {
   const hostAllowed = createHostCheck(deps.port);
@@ -72,11 +73,7 @@ export function authenticate(deps: AuthenticateDeps, onError: (err: Error, c: Ap
       if (caller === null) {
         const refused = fail(
           c,
-          {
-            ok: false,
-            code: 'UNAUTHORIZED',
-            message: 'missing or wrong credential: send Authorization: Bearer <token> (the token is in bridge.toml) from 127.0.0.1',
-          },
+          unauthorizedFailure('missing or wrong credential: send Authorization: Bearer <token> (the token is in bridge.toml) from 127.0.0.1'),
           '',
           {},
         );
