@@ -22,10 +22,11 @@ import {
   sharedNow,
   type SharedState,
 } from '../shared/layout.ts';
-import type { ActionMessage, ActionReply, ClockMode, Place } from '../shared/protocol.ts';
+import type { ActionMessage, ActionReply, ClockMode } from '../shared/protocol.ts';
 import type { Collector } from '../shared/frame.ts';
 import { hFrameDuration, hFrameItems, hQueueWait, observe } from '../shared/histograms.ts';
 import { JobRegistry } from './jobs.ts';
+import { createPlaces } from './places.ts';
 import { createWorldClock, type DrainerClock } from './world-clock.ts';
 
 type FrameHandler = (env: FrameEnv<unknown>, input: unknown) => unknown;
@@ -86,9 +87,7 @@ export function createDrainer(options: {
   const jobs = new JobRegistry(control);
   const game = options.game as Required<GameModule>;
   const maxSavepoints = options.maxSavepoints ?? LIMITS.maxSavepointsDefault;
-  // decisions §12: an entry's place; the order counts from 0 again whenever the tick has changed.
-  let placeTick = Number.NaN;
-  let placeOrder = 0;
+  const places = createPlaces();
 
   function reply(message: ActionReply): void {
     const events = options.events?.take() ?? null;
@@ -126,15 +125,6 @@ export function createDrainer(options: {
     return { game, args, caller, jobs, clock, maxSavepoints, shared, timings, emit, runFrame: (name, input) => runFrame(name, input, caller) };
   }
 
-  function placeOf(): Place {
-    const tick = game.currentTick() | 0;
-    if (tick !== placeTick) {
-      placeTick = tick;
-      placeOrder = 0;
-    }
-    return { tick, order: placeOrder++ };
-  }
-
   /** One frame step. Never throws: what it throws is its failure. */
   function guarded(handler: FrameHandler, env: FrameEnv<unknown>, input: unknown): Outcome<unknown> | Promise<Outcome<unknown>> {
     try {
@@ -170,13 +160,9 @@ export function createDrainer(options: {
     const def = commands.get(action.command);
     // decisions §12: only what may change the world takes a place, so reads and the bridge's own
     // calls in between never shift the order of the commands that a replay must repeat.
-    let place = def?.category === 'action' || def?.category === 'control' ? placeOf() : undefined;
+    let place = def?.category === 'action' || def?.category === 'control' ? places.take(game.currentTick() | 0) : undefined;
     const finish = (outcome: Outcome<unknown>) =>
-      reply(
-        place
-          ? { kind: 'done', slot: action.slot, id: action.id, outcome, runMs: now() - t0, place }
-          : { kind: 'done', slot: action.slot, id: action.id, outcome, runMs: now() - t0 },
-      );
+      reply({ kind: 'done', slot: action.slot, id: action.id, outcome, runMs: now() - t0, ...(place && { place }) });
     const handler = (action.phase === 'run' ? def?.frame : def?.phases?.[action.phase]) as FrameHandler | undefined;
     if (!handler) return finish(toFailure(new Error(`no frame handler ${action.command}.${action.phase}`)));
     const outcome = runStep(handler, frameEnv(action.input, action.caller), action.input);
@@ -184,7 +170,7 @@ export function createDrainer(options: {
     // A refusal in the frame (an unknown asset, a tile off the map) changed nothing and is no
     // record: it gives its place back, so the next command's place does not depend on it.
     if (place && !outcome.ok && isRefusal(outcome.code)) {
-      placeOrder--;
+      places.giveBack();
       place = undefined;
     }
     finish(outcome);
