@@ -9,69 +9,70 @@ export interface DrainerClock extends WorldClock {
   afterFrame(): void;
 }
 
+/**
+ * A list of hooks that may change while it runs (a hook removing itself): each run goes over the
+ * list as it stood. A hook that throws is removed and reported, and never stops the others.
+ */
+class Hooks<A extends unknown[]> {
+  #hooks: Array<(...args: A) => void> = [];
+  readonly #warn: (message: string) => void;
+
+  constructor(warn: (message: string) => void) {
+    this.#warn = warn;
+  }
+
+  add(hook: (...args: A) => void): () => void {
+    this.#hooks = [...this.#hooks, hook];
+    return () => this.#remove(hook);
+  }
+
+  run(...args: A): void {
+    for (const hook of this.#hooks) {
+      try {
+        hook(...args);
+      } catch (err) {
+        this.#remove(hook);
+        this.#warn(`a clock hook threw and was removed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
+
+  #remove(hook: (...args: A) => void): void {
+    this.#hooks = this.#hooks.filter((h) => h !== hook);
+  }
+}
+
 export function createWorldClock(options: {
   mode: ClockMode;
   /** Closes a tick: steps the per-frame jobs, publishes the tick, sends the tick's events; returns the tick. */
   closeTick(): number;
   currentTick(): number;
-  /** A hook that threw: it is removed and reported once. */
+  /** A hook that threw (it is removed). */
   warn?(message: string): void;
 }): DrainerClock {
-  let tickHooks: TickHook[] = [];
-  let swapHooks: Array<() => void> = [];
+  const warn = options.warn ?? (() => {});
+  const ticks = new Hooks<Parameters<TickHook>>(warn);
+  const swaps = new Hooks<[]>(warn);
   let lastTick = options.currentTick();
 
-  // Copy-on-write lists: a hook may remove itself (or add another) while the list runs.
-  const remover =
-    <H>(get: () => H[], set: (hooks: H[]) => void, hook: H) =>
-    () =>
-      set(get().filter((h) => h !== hook));
-
-  function run<A extends unknown[]>(hooks: Array<(...args: A) => void>, remove: (hook: (...args: A) => void) => void, ...args: A): void {
-    for (const hook of hooks) {
-      try {
-        hook(...args);
-      } catch (err) {
-        // A broken hook must never stop a step or a frame; it goes, said once.
-        remove(hook);
-        options.warn?.(`a clock hook threw and was removed: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    }
-  }
-
-  function runTickHooks(tick: number): void {
+  const ticked = (tick: number) => {
     lastTick = tick;
-    if (tickHooks.length > 0) run(tickHooks, (hook) => (tickHooks = tickHooks.filter((h) => h !== hook)), tick);
-  }
+    ticks.run(tick);
+  };
 
   return {
     mode: options.mode,
-    endTick() {
-      runTickHooks(options.closeTick());
-    },
+    endTick: () => ticked(options.closeTick()),
     afterFrame() {
       const tick = options.currentTick();
-      if (tick !== lastTick) runTickHooks(tick);
+      if (tick !== lastTick) ticked(tick);
     },
-    onTick(hook) {
-      tickHooks = [...tickHooks, hook];
-      return remover(
-        () => tickHooks,
-        (hooks) => (tickHooks = hooks),
-        hook,
-      );
-    },
-    onWorldSwap(hook) {
-      swapHooks = [...swapHooks, hook];
-      return remover(
-        () => swapHooks,
-        (hooks) => (swapHooks = hooks),
-        hook,
-      );
-    },
+    onTick: (hook) => ticks.add(hook),
+    onWorldSwap: (hook) => swaps.add(hook),
     worldSwapped() {
+      // The new world's tick is where it starts, not a tick that ran.
       lastTick = options.currentTick();
-      run(swapHooks, (hook) => (swapHooks = swapHooks.filter((h) => h !== hook)));
+      swaps.run();
     },
   };
 }
