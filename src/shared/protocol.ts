@@ -2,10 +2,14 @@
 // a thread: failures travel as `Failure` and are rebuilt on arrival. Failure and Outcome are declared
 // in src/errors/bridge-error.ts, beside the code table they name (errors/ sits below shared/).
 import type { MessagePort } from 'node:worker_threads';
-import type { Outcome } from '../errors/bridge-error.ts';
+import type { Outcome } from '../errors/failures.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from './caller.ts';
 import type { GameInitOptions } from './game-module.ts';
+
+// Failure and Outcome cross every thread boundary; they are declared with the error table they draw
+// their codes from (errors/ sits below shared/), and every thread takes them from here.
+export type { Failure, Outcome } from '../errors/failures.ts';
 
 /** decisions §12: realtime advances the world with the frame timer; lockstep only through `step`. */
 export type ClockMode = 'realtime' | 'lockstep';
