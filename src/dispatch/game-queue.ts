@@ -3,7 +3,7 @@ import { busyFailure, mainThreadTimeoutFailure, type Failure, type Outcome } fro
 import { LIMITS, type Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { ENTRY_EXPIRED, ENTRY_FREE, ENTRY_QUEUED, ENTRY_STARTED, kQueued, sharedNow, type SharedState } from '../shared/layout.ts';
-import type { ActionMessage, ActionReply, DispatcherPortMessage, EventBatch } from '../shared/protocol.ts';
+import type { ActionMessage, ActionReply, DispatcherPortMessage, EventBatch, Place } from '../shared/protocol.ts';
 import { sleep } from '../shared/sleep.ts';
 
 /** What the dispatcher answers for one queued action. */
@@ -19,6 +19,8 @@ export interface QueueAnswer {
    * the limit (decisions §5).
    */
   settled: Promise<void> | null;
+  /** decisions §12: where the action started (tick, order); absent when it never started. */
+  place?: Place;
 }
 
 interface Entry {
@@ -92,6 +94,9 @@ export class GameQueue {
       Atomics.add(this.#shared.control, kQueued, 1);
       const message: ActionMessage = { slot, id, command, phase, input, caller, enqueuedAt, items };
       this.#port.postMessage(message);
+      // decisions §12: a lockstep game thread sleeps on kQueued between commands; after the post, so
+      // it finds the message when it wakes. Nobody waits under realtime, and then it costs nothing.
+      Atomics.notify(this.#shared.control, kQueued);
       entry.timer = setTimeout(() => this.#onDeadline(entry), this.#timings.queueDeadlineMs);
     });
   }
@@ -162,7 +167,7 @@ export class GameQueue {
     if (!entry || entry.id !== reply.id) return;
     if (reply.kind === 'done') {
       const started = this.#shared.startedAt[entry.slot]!;
-      this.#answer(entry, reply.outcome, started - entry.enqueuedAt, reply.runMs);
+      this.#answer(entry, reply.outcome, started - entry.enqueuedAt, reply.runMs, reply.place);
     } else {
       // 'expired': the game thread found the deadline passed. 'skipped': the deadline timer or close()
       // expired it first and has answered already, so #answer does nothing; the game thread has let go.
@@ -171,12 +176,12 @@ export class GameQueue {
     this.#release(entry);
   }
 
-  #answer(entry: Entry, outcome: Outcome<unknown>, queueWaitMs: number, runMs = 0): void {
+  #answer(entry: Entry, outcome: Outcome<unknown>, queueWaitMs: number, runMs = 0, place?: Place): void {
     clearTimeout(entry.timer);
     const answer = entry.answer;
     if (!answer) return;
     entry.answer = null;
-    answer({ outcome, queueWaitMs, runMs, settled: null });
+    answer(place ? { outcome, queueWaitMs, runMs, settled: null, place } : { outcome, queueWaitMs, runMs, settled: null });
   }
 
   /** Always after #answer, so no timer is left. */

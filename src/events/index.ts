@@ -9,6 +9,7 @@ import type { AppEntry } from '../http/app.ts';
 import type { Env } from '../http/context.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
+import type { Place } from '../shared/protocol.ts';
 import { isAudited, shownName, summarizeArgs } from './audit.ts';
 import { allKinds, checkDeclaredKinds, checkEventFog } from './kinds.ts';
 import { EventHub, type RecvArgs } from './hub.ts';
@@ -75,6 +76,9 @@ export function createEvents(options: { history: number; maxStreams: number; mul
         code: line.code,
         status: line.status,
         ms: Math.round((performance.now() - t0) * 100) / 100,
+        // decisions §12: where the command ran, (tick, order), when it reached the game thread. Not a
+        // top-level tick: the event's own tick is the one its answer left at (a step's last).
+        ...placeOf(c.get('place')),
       },
       [],
       // decisions §7: read_all holders and the agent that sent it.
@@ -125,3 +129,5 @@ export function createEvents(options: { history: number; maxStreams: number; mul
     },
   };
 }
+
+const placeOf = (place: Place | undefined): { place?: Place } => (place ? { place } : {});

@@ -1,6 +1,7 @@
 // Bridge commands as MCP tools: one per command in GET /capabilities plus one for capabilities
-// itself (31 with every command enabled: the spec's 29, recv_events and batch). Schemas and descriptions are served as the bridge
-// gives them; results and error envelopes become tool results a model can read and act on.
+// itself (36 with every command enabled: the spec's 29, recv_events, batch and the 5 research
+// commands). Schemas and descriptions are served as the bridge gives them; results and error
+// envelopes become tool results a model can read and act on.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Capabilities } from '../client/client.ts';
 import type { BridgeCallError } from '../client/errors.ts';

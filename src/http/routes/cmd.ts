@@ -103,6 +103,7 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
         def.checkAccess?.(args as never, caller, checks);
       if (refused) return fail(c, refused, name, args);
       const run = await deps.execute(def, args, caller, permit);
+      if (run.place) c.set('place', run.place);
       holdUntil = run.settled;
       if (trace) trace.settled = run.settled;
       line.queue_wait_ms = round(run.queueWaitMs);
