@@ -1,6 +1,5 @@
 // Messages between the main loop, the game thread and the pool workers. Nothing here throws across
-// a thread: failures travel as `Failure` and are rebuilt on arrival. Failure and Outcome are declared
-// in src/errors/bridge-error.ts, beside the code table they name (errors/ sits below shared/).
+// a thread: failures travel as `Failure` and are rebuilt on arrival.
 import type { MessagePort } from 'node:worker_threads';
 import type { Outcome } from '../errors/failures.ts';
 import type { Timings } from '../limits.ts';
