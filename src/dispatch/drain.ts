@@ -32,6 +32,7 @@ import { createWorldClock, type DrainerClock } from './world-clock.ts';
 type FrameHandler = (env: FrameEnv<unknown>, input: unknown) => unknown;
 
 const succeeded = (value: unknown): Outcome<unknown> => ({ ok: true, value });
+const noEmit = () => {};
 
 export interface FrameDrainer {
   /**
@@ -50,14 +51,7 @@ export interface FrameDrainer {
   readonly clock: DrainerClock;
 }
 
-/**
- * The game-thread half of the dispatcher. Actions wait in the MessagePort's own queue; each frame
- * pulls at most 32 (and 256 items) with receiveMessageOnPort, so whatever is not drained stays
- * queued in order.
- * spec: MAIN_THREAD_TIMEOUT is decided just before an action would start, by a compare-and-swap
- * on its state word that races the main loop's own deadline timer; exactly one side wins.
- */
-export function createDrainer(options: {
+export interface DrainerOptions {
   port: MessagePort;
   shared: SharedState;
   game: GameModule;
@@ -77,74 +71,34 @@ export function createDrainer(options: {
   maxSavepoints?: number;
   /** Something went wrong that no command answers for (a clock hook threw). */
   warn?: (message: string) => void;
-}): FrameDrainer {
+}
+
+/**
+ * The game-thread half of the dispatcher. Actions wait in the MessagePort's own queue; each frame
+ * pulls at most 32 (and 256 items) with receiveMessageOnPort, so whatever is not drained stays
+ * queued in order.
+ * spec: MAIN_THREAD_TIMEOUT is decided just before an action would start, by a compare-and-swap
+ * on its state word that races the main loop's own deadline timer; exactly one side wins.
+ */
+export function createDrainer(options: DrainerOptions): FrameDrainer {
   const { port, shared, commands, timings } = options;
   const now = options.now ?? sharedNow;
-  const emit = options.events?.emit ?? (() => {});
+  const emit = options.events?.emit ?? noEmit;
   const { control, entries, startedAt, stats, histograms } = shared;
   let handlerMs = 0; // time spent inside handlers this frame, so the stats count only the dispatcher
-  let carried: ActionMessage | undefined; // drained but over the frame's item budget: runs first next frame
+  const inbox = createInbox(port, control);
   const jobs = new JobRegistry(control);
   const game = options.game as Required<GameModule>;
-  const maxSavepoints = options.maxSavepoints ?? LIMITS.maxSavepointsDefault;
   const places = createPlaces();
+  const maxSavepoints = options.maxSavepoints ?? LIMITS.maxSavepointsDefault;
 
-  function reply(message: ActionReply): void {
-    const events = options.events?.take() ?? null;
-    if (events === null) return port.postMessage(message);
-    // The message is this reply's own: it carries the events with no copy of them made.
-    message.events = events;
-    try {
-      port.postMessage(message);
-    } catch {
-      // Something in the events (or the answer) cannot be copied: the events go first on their own
-      // (dropping only what cannot be copied), then the answer, as before.
-      delete message.events;
-      options.events!.send(events);
-      port.postMessage(message);
-    }
-  }
+  const reply = createReplier(port, options.events);
 
-  function publishTick(): void {
-    Atomics.store(control, kTick, game.currentTick() | 0);
-  }
-
-  const clock = createWorldClock({
-    mode: options.clockMode ?? 'realtime',
-    currentTick: () => game.currentTick() | 0,
-    closeTick: () => {
-      jobs.step();
-      publishTick();
-      options.events?.flush();
-      return Atomics.load(control, kTick);
-    },
-    ...(options.warn ? { warn: options.warn } : {}),
-  });
+  const publishTick = () => Atomics.store(control, kTick, game.currentTick() | 0);
+  const clock = drainerClock(options, game, jobs, publishTick);
 
   function frameEnv(args: unknown, caller: ActionMessage['caller']): FrameEnv<unknown> {
     return { game, args, caller, jobs, clock, maxSavepoints, shared, timings, emit, runFrame: (name, input) => runFrame(name, input, caller) };
-  }
-
-  /** One frame step. Never throws: what it throws is its failure. */
-  function guarded(handler: FrameHandler, env: FrameEnv<unknown>, input: unknown): Outcome<unknown> | Promise<Outcome<unknown>> {
-    try {
-      const value = handler(env, input);
-      // A started action is never cut off: a deferred one (pulses) answers when its job ends.
-      if (value instanceof Promise) return value.then(succeeded, toFailure);
-      return { ok: true, value };
-    } catch (err) {
-      return toFailure(err);
-    }
-  }
-
-  /** A queued action's frame step, timed so the stats count only the dispatcher (steps it runs inside included). */
-  function runStep(handler: FrameHandler, env: FrameEnv<unknown>, input: unknown): Outcome<unknown> | Promise<Outcome<unknown>> {
-    const h0 = now();
-    try {
-      return guarded(handler, env, input);
-    } finally {
-      handlerMs += now() - h0;
-    }
   }
 
   /** FrameEnv.runFrame: command `name`'s frame step inside the running one, with the frame a lone command of that name gets. */
@@ -165,7 +119,10 @@ export function createDrainer(options: {
       reply({ kind: 'done', slot: action.slot, id: action.id, outcome, runMs: now() - t0, ...(place && { place }) });
     const handler = (action.phase === 'run' ? def?.frame : def?.phases?.[action.phase]) as FrameHandler | undefined;
     if (!handler) return finish(toFailure(new Error(`no frame handler ${action.command}.${action.phase}`)));
-    const outcome = runStep(handler, frameEnv(action.input, action.caller), action.input);
+    // Timed so the stats count only the dispatcher (the steps it runs inside included).
+    const h0 = now();
+    const outcome = guarded(handler, frameEnv(action.input, action.caller), action.input);
+    handlerMs += now() - h0;
     if (outcome instanceof Promise) return void outcome.then(finish);
     // A refusal in the frame (an unknown asset, a tile off the map) changed nothing and is no
     // record: it gives its place back, so the next command's place does not depend on it.
@@ -174,23 +131,6 @@ export function createDrainer(options: {
       place = undefined;
     }
     finish(outcome);
-  }
-
-  /** The next action: the one a full frame left over first (it stays first in line), else the port's next. */
-  function next(): ActionMessage | undefined {
-    if (carried) {
-      const action = carried;
-      carried = undefined;
-      return action;
-    }
-    const received = receiveMessageOnPort(port);
-    if (received === undefined) return undefined;
-    Atomics.sub(control, kQueued, 1);
-    return received.message as ActionMessage;
-  }
-
-  function drainFrame(updateMs = 0): void {
-    drain(updateMs, true);
   }
 
   function drain(updateMs: number, stepJobs: boolean): void {
@@ -202,57 +142,143 @@ export function createDrainer(options: {
     // decisions §8: at most 32 entries and 256 items a frame; an entry of several items that does not
     // fit whole waits for the next frame, ahead of everything queued after it. gcb_frame_items (decisions §9) counts them too.
     for (; drained < LIMITS.actionsPerFrame; drained++) {
-      const action = next();
+      const action = inbox.next();
       if (action === undefined) break;
       const weight = action.items;
       if (items + weight > LIMITS.itemsPerFrame) {
-        carried = action;
+        inbox.holdOver(action);
         break;
       }
       items += weight;
       const startMs = now();
       observe(histograms, hQueueWait, (startMs - action.enqueuedAt) / 1000);
-      if (startMs - action.enqueuedAt > timings.queueDeadlineMs) {
-        const won = Atomics.compareExchange(entries, action.slot, ENTRY_QUEUED, ENTRY_EXPIRED) === ENTRY_QUEUED;
-        reply({ kind: won ? 'expired' : 'skipped', slot: action.slot, id: action.id });
-        continue;
-      }
-      if (Atomics.compareExchange(entries, action.slot, ENTRY_QUEUED, ENTRY_STARTED) !== ENTRY_QUEUED) {
-        reply({ kind: 'skipped', slot: action.slot, id: action.id });
-        continue;
-      }
-      start(action, startMs);
+      if (claimStart(action, startMs - action.enqueuedAt > timings.queueDeadlineMs, entries, reply)) start(action, startMs);
     }
-    if (drained > 0) recordFrame(drained, items, now() - f0 - handlerMs);
+    if (drained > 0) recordFrame(stats, drained, items, now() - f0 - handlerMs);
     if (stepJobs) jobs.step();
     publishTick();
     if (stepJobs) clock.afterFrame();
-    Atomics.add(control, kFrames, 1);
-    stats[sFrames]! += 1;
     options.events?.flush();
-    observe(histograms, hFrameItems, items);
-    observe(histograms, hFrameDuration, (updateMs + now() - f0) / 1000);
-  }
-
-  function recordFrame(drained: number, items: number, overheadMs: number): void {
-    stats[sBusyFrames]! += 1;
-    stats[sActions]! += drained;
-    stats[sItems]! += items;
-    stats[sOverheadMs]! += overheadMs;
-    if (drained === LIMITS.actionsPerFrame || items >= LIMITS.itemsPerFrame) {
-      stats[sFullFrames]! += 1;
-      stats[sFullOverheadMs]! += overheadMs;
-      stats[sFullOverheadMaxMs] = Math.max(stats[sFullOverheadMaxMs]!, overheadMs);
-    }
+    countFrame(shared, items, (updateMs + now() - f0) / 1000);
   }
 
   return {
-    drainFrame,
+    drainFrame: (updateMs = 0) => drain(updateMs, true),
     drainQueued: () => drain(0, false),
     get carrying() {
-      return carried !== undefined;
+      return inbox.holding;
     },
     jobs,
     clock,
   };
+}
+
+/**
+ * Replies on the dispatcher port. decisions §7: the events collected so far leave with the reply, so
+ * the main loop has them before the answer.
+ */
+function createReplier(port: MessagePort, events: Collector | undefined): (message: ActionReply) => void {
+  return (message) => {
+    const taken = events?.take() ?? null;
+    if (taken === null) return port.postMessage(message);
+    // The message is this reply's own: it carries the events with no copy of them made.
+    message.events = taken;
+    try {
+      port.postMessage(message);
+    } catch {
+      // Something in the events (or the answer) cannot be copied: the events go first on their own
+      // (dropping only what cannot be copied), then the answer, as before.
+      delete message.events;
+      events!.send(taken);
+      port.postMessage(message);
+    }
+  };
+}
+
+/** The port's queue, with the one entry a full frame held over in front of it (it stays first in line). */
+function createInbox(port: MessagePort, control: Int32Array) {
+  let heldOver: ActionMessage | undefined;
+  return {
+    next(): ActionMessage | undefined {
+      if (heldOver) {
+        const action = heldOver;
+        heldOver = undefined;
+        return action;
+      }
+      const received = receiveMessageOnPort(port);
+      if (received === undefined) return undefined;
+      Atomics.sub(control, kQueued, 1);
+      return received.message as ActionMessage;
+    },
+    holdOver(action: ActionMessage): void {
+      heldOver = action;
+    },
+    get holding(): boolean {
+      return heldOver !== undefined;
+    },
+  };
+}
+
+/** The frame statistics in shared memory: what the dispatcher itself costs the game thread (handlers excluded). */
+function recordFrame(stats: Float64Array, drained: number, items: number, overheadMs: number): void {
+  stats[sBusyFrames]! += 1;
+  stats[sActions]! += drained;
+  stats[sItems]! += items;
+  stats[sOverheadMs]! += overheadMs;
+  if (drained === LIMITS.actionsPerFrame || items >= LIMITS.itemsPerFrame) {
+    stats[sFullFrames]! += 1;
+    stats[sFullOverheadMs]! += overheadMs;
+    stats[sFullOverheadMaxMs] = Math.max(stats[sFullOverheadMaxMs]!, overheadMs);
+  }
+}
+
+/** One frame step. Never throws: what it throws is its failure. */
+function guarded(handler: FrameHandler, env: FrameEnv<unknown>, input: unknown): Outcome<unknown> | Promise<Outcome<unknown>> {
+  try {
+    const value = handler(env, input);
+    // A started action is never cut off: a deferred one (pulses) answers when its job ends.
+    if (value instanceof Promise) return value.then(succeeded, toFailure);
+    return { ok: true, value };
+  } catch (err) {
+    return toFailure(err);
+  }
+}
+
+/**
+ * spec: whether a queued action may start. Past the queue deadline it expires instead; either way
+ * the compare-and-swap on its state word races the main loop's own deadline timer, and the side
+ * that loses answers nothing (a reply says it was skipped).
+ */
+function claimStart(action: ActionMessage, late: boolean, entries: Int32Array, reply: (message: ActionReply) => void): boolean {
+  if (late) {
+    const won = Atomics.compareExchange(entries, action.slot, ENTRY_QUEUED, ENTRY_EXPIRED) === ENTRY_QUEUED;
+    reply({ kind: won ? 'expired' : 'skipped', slot: action.slot, id: action.id });
+    return false;
+  }
+  if (Atomics.compareExchange(entries, action.slot, ENTRY_QUEUED, ENTRY_STARTED) === ENTRY_QUEUED) return true;
+  reply({ kind: 'skipped', slot: action.slot, id: action.id });
+  return false;
+}
+
+/** decisions §12: the world's clock as the drainer runs it; closing a stepped tick steps the jobs and sends its events. */
+function drainerClock(options: DrainerOptions, game: Required<GameModule>, jobs: JobRegistry, publishTick: () => void): DrainerClock {
+  return createWorldClock({
+    mode: options.clockMode ?? 'realtime',
+    currentTick: () => game.currentTick() | 0,
+    closeTick: () => {
+      jobs.step();
+      publishTick();
+      options.events?.flush();
+      return Atomics.load(options.shared.control, kTick);
+    },
+    ...(options.warn ? { warn: options.warn } : {}),
+  });
+}
+
+/** A frame's end in shared memory: the frame counters and decisions §9's frame histograms. */
+function countFrame(shared: SharedState, items: number, durationS: number): void {
+  Atomics.add(shared.control, kFrames, 1);
+  shared.stats[sFrames]! += 1;
+  observe(shared.histograms, hFrameItems, items);
+  observe(shared.histograms, hFrameDuration, durationS);
 }
