@@ -120,9 +120,9 @@ export function createDrainer(options: DrainerOptions): FrameDrainer {
     const handler = (action.phase === 'run' ? def?.frame : def?.phases?.[action.phase]) as FrameHandler | undefined;
     if (!handler) return finish(toFailure(new Error(`no frame handler ${action.command}.${action.phase}`)));
     // Timed so the stats count only the dispatcher (the steps it runs inside included).
-    const h0 = now();
+    const handlerStart = now();
     const outcome = guarded(handler, frameEnv(action.input, action.caller), action.input);
-    handlerMs += now() - h0;
+    handlerMs += now() - handlerStart;
     if (outcome instanceof Promise) return void outcome.then(finish);
     // A refusal in the frame (an unknown asset, a tile off the map) changed nothing and is no
     // record: it gives its place back, so the next command's place does not depend on it.
