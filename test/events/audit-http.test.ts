@@ -63,7 +63,7 @@ t.test('refusals are no events: a flood of them with 1 MB args leaves the world 
   const seq = b.bridge.stats().events.seq;
   t.equal(seq, before.items.at(-1)!.seq, 'a 404 with 1 MB args adds no event');
 
-  // 300 refusals of the kinds an agent can make: unknown commands with 1 MB args (404), bad args
+  // 120 refusals (twice the 60-event history) of the kinds an agent can make: unknown commands with 1 MB args (404), bad args
   // (400), a broadcast without the permission (403), a tile out of bounds (400 from the game).
   const statuses = new Map<number, number>();
   const refusals = [
@@ -72,20 +72,20 @@ t.test('refusals are no events: a flood of them with 1 MB args leaves the world 
     () => as('ares', 'send_message', { to: '*', content: 'all hail ares' }),
     () => as('ares', 'fail_in_game', { code: 'OUT_OF_BOUNDS' }),
   ];
-  await flood(300, 4, async (i) => {
+  await flood(120, 4, async (i) => {
     const answer = await refusals[i % refusals.length]!();
     statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
   });
   t.same(
     [...statuses.entries()].sort(),
     [
-      [400, 150],
-      [403, 75],
-      [404, 75],
+      [400, 60],
+      [403, 30],
+      [404, 30],
     ],
     'every one refused',
   );
-  t.equal(b.bridge.stats().events.seq, seq, 'not one event for 300 refusals');
+  t.equal(b.bridge.stats().events.seq, seq, 'not one event for 120 refusals');
 
   const after = await history();
   t.notOk('gap' in after, 'resuming from 0: no gap');
@@ -103,10 +103,10 @@ t.test('refusals are no events: a flood of them with 1 MB args leaves the world 
   // Counted in the metrics and written to the request log all the same.
   const metrics = await (await b.fetch('/metrics', { headers: { authorization: `Bearer ${secret('zeus')}` } })).text();
   const counted = Number(/^gcb_requests_total\{endpoint="\/cmd",command="",code="UNKNOWN_COMMAND"\} (\d+)$/m.exec(metrics)?.[1]);
-  t.ok(counted >= 76, `gcb_requests_total counts the 404s (${counted})`);
+  t.ok(counted >= 31, `gcb_requests_total counts the 404s (${counted})`);
   const logged = () => b.logs.filter((line) => line.path === '/cmd' && line.agent === 'ares' && [400, 403, 404].includes(line.status as number)).length;
-  await until(() => logged() >= 301, 10_000, 'the request log lines');
-  t.ok(logged() >= 301, 'every refusal has its request log line');
+  await until(() => logged() >= 121, 10_000, 'the request log lines');
+  t.ok(logged() >= 121, 'every refusal has its request log line');
 });
 
 t.test('what ran or failed in running keeps its record: a 200 with 1 MB args, summarised within 2 KiB; a 422', async (t) => {
