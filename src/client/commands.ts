@@ -32,6 +32,7 @@ import type saveWorld from '../commands/control/save-world.ts';
 import type loadWorld from '../commands/control/load-world.ts';
 import type recvEvents from '../commands/read/recv-events.ts';
 import type batch from '../commands/action/batch.ts';
+import type observe from '../commands/read/observe.ts';
 
 /** The catalogue (decisions §3), by command name. */
 interface Catalogue {
@@ -65,6 +66,7 @@ interface Catalogue {
   load_world: typeof loadWorld;
   recv_events: typeof recvEvents;
   batch: typeof batch;
+  observe: typeof observe;
 }
 
 export type CommandName = keyof Catalogue;

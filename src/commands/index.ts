@@ -31,6 +31,7 @@ import saveWorld from './control/save-world.ts';
 import loadWorld from './control/load-world.ts';
 import recvEvents from './read/recv-events.ts';
 import batch from './action/batch.ts';
+import observe from './read/observe.ts';
 
 export const COMMANDS: readonly CommandDef[] = [
   health, // 1
@@ -63,4 +64,5 @@ export const COMMANDS: readonly CommandDef[] = [
   loadWorld, // 28
   recvEvents, // 29 (decisions §7, v0.4)
   batch, // 30 (decisions §8, v0.4)
+  observe, // 31 (the fixed-size view for learning agents)
 ] as unknown as readonly CommandDef[];

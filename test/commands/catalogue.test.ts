@@ -38,11 +38,13 @@ const CATALOGUE: Array<[name: string, category: string, mainThread: boolean, per
   ['recv_events', 'read', false, {}],
   // decisions §8 (v0.4): each item is checked for its own permission and turn; the dispatcher runs the items.
   ['batch', 'action', true, {}],
+  // The fixed-size view for learning agents, fogged like list_cities and query_actors.
+  ['observe', 'read', true, { all: ['read_own_faction'] }],
 ];
 
-t.test('all 30 commands in catalogue order (28 of v0.3, recv_events and batch of v0.4), with category, thread and permission', async (t) => {
+t.test('all 31 commands in catalogue order (28 of v0.3, recv_events and batch of v0.4, observe), with category, thread and permission', async (t) => {
   const names = COMMANDS.map((c) => c.name);
-  t.equal(names.length, 30);
+  t.equal(names.length, 31);
   t.same(
     names,
     CATALOGUE.map(([name]) => name),

@@ -45,7 +45,7 @@ const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/j
 // Real bridges and gcb subprocesses: room for a loaded machine.
 t.setTimeout(120_000);
 
-t.test('the sandbox: every command a tool (31 with the full catalogue), calls, did_you_mean, an image', async (t) => {
+t.test('the sandbox: every command a tool (32 with the full catalogue), calls, did_you_mean, an image', async (t) => {
   const b = await startTestBridge(t, { game: SANDBOX_GAME });
   const caps = (await (await b.fetch('/capabilities')).json()) as Capabilities;
   const mcp = await mcpServer(t, b.bridge.url);
@@ -54,7 +54,7 @@ t.test('the sandbox: every command a tool (31 with the full catalogue), calls, d
   const { tools } = await client.listTools();
   t.equal(caps.commands.length, COMMANDS.length, 'the sandbox enables every registered command');
   t.equal(tools.length, caps.commands.length + 1);
-  t.equal(tools.length, 31, 'spec: 29 tools, plus worldbox_recv_events and worldbox_batch of v0.4 (decisions §7, §8)');
+  t.equal(tools.length, 32, 'spec: 29 tools, plus worldbox_recv_events and worldbox_batch of v0.4 (decisions §7, §8) and worldbox_observe');
   t.ok(tools.every((tool) => tool.name.startsWith('worldbox_')));
 
   const world = (await client.callTool({ name: 'worldbox_get_world_state' })) as CallToolResult;

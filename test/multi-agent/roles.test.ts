@@ -27,7 +27,7 @@ t.test('role × command', async (t) => {
     save_world: { folder: 'roles' },
     load_world: { path: 'no-such-save' },
   };
-  t.equal(COMMANDS.length, 30); // 28 of v0.3 + recv_events (decisions §7) + batch (§8)
+  t.equal(COMMANDS.length, 31); // 28 of v0.3 + recv_events (decisions §7) + batch (§8) + observe
   for (const role of ['god', 'faction_player', 'observer', 'narrator'] as const) {
     const id = { god: 'zeus', faction_player: 'pawn', observer: 'owl', narrator: 'bard' }[role];
     for (const def of COMMANDS) {
