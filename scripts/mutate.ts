@@ -27,9 +27,10 @@ export const GROUPS: readonly Group[] = [
   },
   {
     name: 'dispatch',
-    // The dispatcher's logic; pool.ts and game-thread-host.ts start real threads (Piscina, the game
-    // thread) and are left to the bridge suites: docs/reliability.md says why.
-    mutate: ['src/dispatch/{batch-run,drain,execute,game-queue,jobs}.ts'],
+    // The dispatcher's logic, and the batch's frame step it runs (units.test.ts holds both); pool.ts
+    // and game-thread-host.ts start real threads (Piscina, the game thread) and are left to the
+    // bridge suites: docs/reliability.md says why.
+    mutate: ['src/dispatch/{drain,execute,game-queue,jobs}.ts', 'src/commands/action/batch/run.ts'],
     tests: ['test/dispatch/dispatcher.test.ts', 'test/dispatch/units.test.ts'],
   },
   {

@@ -6,9 +6,14 @@
 // - what a game may leave out: no kingdoms, cities, heights, top tiles or races, so those fields are
 //   simply absent from its answers;
 // - `run(host)`, the game's own loop, which calls host.drainFrame() once per frame so queued
-//   bridge actions run between its updates.
+//   bridge actions run between its updates;
+// - research mode: advance(ticks) runs ticks on demand whatever the pause, stateHash() digests the
+//   whole state, snapshot()/restore() keep and put back a savepoint. Every random draw comes from one
+//   seeded generator whose state is part of the world, so one seed and one sequence of commands give
+//   the same hash at every tick.
 // Game code imports from the light entry `game-control-bridge/game`: no server code is loaded.
-import { gameRejected } from 'game-control-bridge/game';
+import { createHash } from 'node:crypto';
+import { badArgs, gameRejected } from 'game-control-bridge/game';
 import type { ActorQuery, ActorRow, AssetInfo, GameHost, GameInitOptions, SpawnOutcome, TileReport, UiState, WorldState } from 'game-control-bridge/game';
 
 export const version = 'sheep-field-1.0.0';
@@ -22,6 +27,8 @@ export const POND = { x: 40, y: 24, radius: 6 } as const;
 const START_SHEEP = 20;
 
 interface Sheep {
+  /** 1, 2, 3... in order of birth; the name is made from it. */
+  id: number;
   name: string;
   x: number;
   y: number;
@@ -33,16 +40,18 @@ const ADULT_AGE = 600;
 let tick = 0;
 let paused = false;
 let seed = 1;
+/** The generator's state: part of the world (a savepoint keeps it), unlike the seed it started from. */
+let rng = 1;
 let born = 0;
 let sheep: Sheep[] = [];
 let host: GameHost | null = null;
 
 function random(): number {
   // xorshift32: deterministic from the seed
-  seed ^= seed << 13;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5;
-  return (seed >>> 0) / 4294967296;
+  rng ^= rng << 13;
+  rng ^= rng >>> 17;
+  rng ^= rng << 5;
+  return (rng >>> 0) / 4294967296;
 }
 
 function isWater(x: number, y: number): boolean {
@@ -55,7 +64,7 @@ function onMap(x: number, y: number): boolean {
 
 function addSheep(x: number, y: number, adult: boolean): Sheep {
   born++;
-  const one = { name: `Sheep ${born}`, x, y, age: adult ? ADULT_AGE : 0 };
+  const one = { id: born, name: `Sheep ${born}`, x, y, age: adult ? ADULT_AGE : 0 };
   sheep.push(one);
   return one;
 }
@@ -65,6 +74,7 @@ function addSheep(x: number, y: number, adult: boolean): Sheep {
 export function init(options: GameInitOptions, gameHost: GameHost): void {
   host = gameHost;
   seed = options.seed || 1;
+  rng = seed;
   tick = 0;
   born = 0;
   sheep = [];
@@ -76,7 +86,11 @@ export function init(options: GameInitOptions, gameHost: GameHost): void {
 }
 
 export function update(): void {
-  if (paused) return;
+  if (!paused) step();
+}
+
+/** One tick: every sheep ages and may wander one tile. */
+function step(): void {
   tick++;
   for (const s of sheep) {
     s.age++;
@@ -104,6 +118,63 @@ export async function run(host: GameHost): Promise<void> {
   }, 1000 / 30);
   await host.stopped;
   clearInterval(timer);
+}
+
+// --- Research mode: ticks on demand, a state hash, savepoints ---------------------------------
+
+/** Runs exactly `ticks` ticks now, whatever the pause: a research client steps the world itself. */
+export function advance(ticks: number): void {
+  if (!Number.isInteger(ticks) || ticks < 0) throw badArgs(`ticks must be a whole number, 0 or more; got ${String(ticks)}`);
+  for (let n = 0; n < ticks; n++) step();
+}
+
+/**
+ * 16 hex digits of SHA-256 over the state in a fixed layout: integers written little-endian, sheep in
+ * their array order (the order they move in, so it decides the future). Never JSON or Map order.
+ */
+export function stateHash(): string {
+  const view = new DataView(new ArrayBuffer(4 * (6 + sheep.length * 4)));
+  let at = 0;
+  const put = (v: number) => {
+    view.setInt32(at, v, true);
+    at += 4;
+  };
+  for (const v of [tick, paused ? 1 : 0, seed, rng, born, sheep.length]) put(v);
+  for (const s of sheep) for (const v of [s.id, s.x, s.y, s.age]) put(v);
+  return createHash('sha256').update(new Uint8Array(view.buffer)).digest('hex').slice(0, 16);
+}
+
+interface Savepoint {
+  tick: number;
+  paused: boolean;
+  seed: number;
+  rng: number;
+  born: number;
+  /** id, x, y, age for each sheep: a typed array, so the bridge can count the bytes a savepoint holds. */
+  sheep: Int32Array;
+}
+
+export function snapshot(): Savepoint {
+  const packed = new Int32Array(sheep.length * 4);
+  sheep.forEach((s, n) => packed.set([s.id, s.x, s.y, s.age], n * 4));
+  return { tick, paused, seed, rng, born, sheep: packed };
+}
+
+export function restore(savepoint: unknown): void {
+  const sp = savepoint as Partial<Savepoint> | null;
+  if (typeof sp !== 'object' || sp === null || !(sp.sheep instanceof Int32Array) || typeof sp.tick !== 'number') {
+    throw badArgs('not a savepoint of the sheep field (take one with snapshot())');
+  }
+  tick = sp.tick;
+  paused = sp.paused === true;
+  seed = sp.seed ?? 1;
+  rng = sp.rng ?? 1;
+  born = sp.born ?? 0;
+  sheep = [];
+  for (let n = 0; n < sp.sheep.length; n += 4) {
+    const [id, x, y, age] = sp.sheep.subarray(n, n + 4);
+    sheep.push({ id: id!, name: `Sheep ${id!}`, x: x!, y: y!, age: age! });
+  }
 }
 
 // --- Reads: get_world_state, get_tile, query_actors ---------------------------------------------

@@ -1,11 +1,13 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
+import type { ValidateFunction } from 'ajv';
 import type { PermissionRule } from '../auth/permissions.ts';
+import type { BridgeError, Failure, Outcome } from '../errors/bridge-error.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
+import type { FrameJobs } from '../shared/frame.ts';
 import type { GameFunctionName, GameModule } from '../shared/game-module.ts';
 import type { SharedState } from '../shared/layout.ts';
 import type { BridgeInfo } from '../shared/protocol.ts';
-import type { JobRegistry } from '../dispatch/jobs.ts';
 
 export const JSON_SCHEMA_DRAFT = 'https://json-schema.org/draft/2020-12/schema';
 
@@ -18,11 +20,28 @@ export interface FrameEnv<A> {
   args: A;
   caller: CallerContext;
   /** The per-frame job registry (invoke_power pulses). */
-  jobs: JobRegistry;
+  jobs: FrameJobs;
   shared: SharedState;
   timings: Timings;
   /** decisions §7: the game host's emit (the bridge's frame kinds: world_generated, world_loaded). */
   emit(kind: string, fields?: Record<string, unknown>, kingdomIds?: readonly number[]): void;
+  /**
+   * Runs command `name`'s frame step now, inside this frame, with this caller, as a lone command of
+   * that name would run (batch: its items). Never throws: a throw is its failure (GAME_CRASH for
+   * game code), and a step that settles later gives a promise. The caller checks `name` and `args`.
+   */
+  runFrame(name: string, args: Record<string, unknown>): Outcome<unknown> | Promise<Outcome<unknown>>;
+}
+
+/** What a command's own main-loop checks may consult, besides its args and its caller. */
+export interface CheckContext {
+  /** The enabled commands (the registry): a definition with its args validator, and the 404 for any other name. */
+  commands: {
+    get(name: string): { def: CommandDef; validate: ValidateFunction } | undefined;
+    unknownCommand(name: string): Failure;
+  };
+  /** spec step 4: the turn check for `def` as the session stands at this moment. */
+  checkTurn(def: CommandDef, caller: CallerContext): BridgeError | null;
 }
 
 /** What a pool handler gets, on a pool thread. */
@@ -80,6 +99,24 @@ export interface CommandDef<S extends TObject = TObject, R extends TSchema = TSc
   frameItems?: (args: Static<S>) => number;
   /** decisions §8: why these args cannot be a batch item though the command can (pulsed invoke_power), or null. */
   batchRefusal?: (args: Static<S>) => string | null;
+  // The hooks below are methods, whose parameters TypeScript checks both ways, so a command typed by
+  // its own args and result still fits CommandDef.
+  /**
+   * spec step 3, past the schema: the command's own check of its args, run once on the main loop
+   * before admission, so a request it refuses never waits for a slot (batch: its items).
+   */
+  precheck?(args: Static<S>, caller: CallerContext, checks: CheckContext): Failure | null;
+  /**
+   * spec step 4, past the command's own permission and turn: run with the slot held, just before
+   * the run, for what may change while a request waits for a slot (batch: its items' permissions
+   * and turn).
+   */
+  checkAccess?(args: Static<S>, caller: CallerContext, checks: CheckContext): Failure | null;
+  /**
+   * decisions §11: whether an answer of 200 keeps the caller's turn (restarts its turn timer).
+   * Default: the command is turn-gated.
+   */
+  keepsTurn?(args: Static<S>, result: Static<R>, checks: CheckContext): boolean;
 }
 
 /** Identity with inference; fills the defaults every command shares. */

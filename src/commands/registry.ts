@@ -103,12 +103,3 @@ export class CommandRegistry {
     return this.#enabled.size;
   }
 }
-
-/** The BAD_ARGS message for args that `validate` just refused, naming the field (`args.x must be integer`). */
-export function argsProblem(validate: ValidateFunction, prefix = 'args'): string {
-  const error = validate.errors?.[0];
-  const where = error?.instancePath ? `${prefix}${error.instancePath.replaceAll('/', '.')}` : prefix;
-  const detail =
-    error?.keyword === 'additionalProperties' ? `has unknown property '${String(error.params.additionalProperty)}'` : (error?.message ?? 'is invalid');
-  return `${where} ${detail} (GET /capabilities has the schema)`;
-}

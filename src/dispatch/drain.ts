@@ -22,9 +22,7 @@ import {
   type SharedState,
 } from '../shared/layout.ts';
 import type { ActionMessage, ActionReply } from '../shared/protocol.ts';
-import type { Collector } from '../events/collector.ts';
-import { BATCH_COMMAND, type BatchRequest } from '../batch/check.ts';
-import { runBatch } from './batch-run.ts';
+import type { Collector } from '../shared/frame.ts';
 import { hFrameDuration, hFrameItems, hQueueWait, observe } from '../shared/histograms.ts';
 import { JobRegistry } from './jobs.ts';
 
@@ -57,7 +55,7 @@ export function createDrainer(options: {
   /**
    * decisions §7: the events collected so far leave with each answer, on this same port, so the
    * main loop has them before the answer (a client that reads events after an answer sees what
-   * its command emitted); the rest leave as one batch at the end of drainFrame.
+   * its command emitted); the rest leave together at the end of drainFrame.
    */
   events?: Collector;
   /** The clock (ms, sharedNow's base) for deadlines and every figure in the stats; tests drive it by hand. */
@@ -73,17 +71,17 @@ export function createDrainer(options: {
   const game = options.game as Required<GameModule>;
 
   function reply(message: ActionReply): void {
-    const batch = options.events?.take() ?? null;
-    if (batch === null) return port.postMessage(message);
-    // The message is this reply's own: it carries the batch with no copy of it made.
-    message.events = batch;
+    const events = options.events?.take() ?? null;
+    if (events === null) return port.postMessage(message);
+    // The message is this reply's own: it carries the events with no copy of them made.
+    message.events = events;
     try {
       port.postMessage(message);
     } catch {
-      // Something in the batch (or the answer) cannot be copied: the batch goes first on its own
+      // Something in the events (or the answer) cannot be copied: the events go first on their own
       // (dropping only what cannot be copied), then the answer, as before.
       delete message.events;
-      options.events!.send(batch);
+      options.events!.send(events);
       port.postMessage(message);
     }
   }
@@ -93,12 +91,11 @@ export function createDrainer(options: {
   }
 
   function frameEnv(args: unknown, caller: ActionMessage['caller']): FrameEnv<unknown> {
-    return { game, args, caller, jobs, shared, timings, emit };
+    return { game, args, caller, jobs, shared, timings, emit, runFrame: (name, input) => runFrame(name, input, caller) };
   }
 
-  /** One frame step, timed so the stats count only the dispatcher. Never throws. */
-  function runStep(handler: FrameHandler, env: FrameEnv<unknown>, input: unknown): Outcome<unknown> | Promise<Outcome<unknown>> {
-    const h0 = now();
+  /** One frame step. Never throws: what it throws is its failure. */
+  function guarded(handler: FrameHandler, env: FrameEnv<unknown>, input: unknown): Outcome<unknown> | Promise<Outcome<unknown>> {
     try {
       const value = handler(env, input);
       // A started action is never cut off: a deferred one (pulses) answers when its job ends.
@@ -106,32 +103,34 @@ export function createDrainer(options: {
       return { ok: true, value };
     } catch (err) {
       return toFailure(err);
+    }
+  }
+
+  /** A queued action's frame step, timed so the stats count only the dispatcher (steps it runs inside included). */
+  function runStep(handler: FrameHandler, env: FrameEnv<unknown>, input: unknown): Outcome<unknown> | Promise<Outcome<unknown>> {
+    const h0 = now();
+    try {
+      return guarded(handler, env, input);
     } finally {
       handlerMs += now() - h0;
     }
   }
 
-  /** decisions §8: one batch item, with the frame a lone command of that name gets. */
-  function runItem(name: string, args: Record<string, unknown>, caller: ActionMessage['caller']): Outcome<unknown> | Promise<Outcome<unknown>> {
+  /** FrameEnv.runFrame: command `name`'s frame step inside the running one, with the frame a lone command of that name gets. */
+  function runFrame(name: string, args: Record<string, unknown>, caller: ActionMessage['caller']): Outcome<unknown> | Promise<Outcome<unknown>> {
     const handler = commands.get(name)?.frame as FrameHandler | undefined;
     if (!handler) return toFailure(new Error(`no frame handler ${name}.run`));
-    return runStep(handler, frameEnv(args, caller), args);
+    return guarded(handler, frameEnv(args, caller), args);
   }
 
   function start(action: ActionMessage, startMs: number): void {
     startedAt[action.slot] = startMs;
     const t0 = now();
     const finish = (outcome: Outcome<unknown>) => reply({ kind: 'done', slot: action.slot, id: action.id, outcome, runMs: now() - t0 });
-    let outcome: Outcome<unknown> | Promise<Outcome<unknown>>;
-    if (action.command === BATCH_COMMAND && action.phase === 'run') {
-      const batch = runBatch(action.input as BatchRequest, (name, args) => runItem(name, args, action.caller));
-      outcome = batch instanceof Promise ? batch.then(succeeded) : { ok: true, value: batch };
-    } else {
-      const def = commands.get(action.command);
-      const handler = (action.phase === 'run' ? def?.frame : def?.phases?.[action.phase]) as FrameHandler | undefined;
-      if (!handler) return finish(toFailure(new Error(`no frame handler ${action.command}.${action.phase}`)));
-      outcome = runStep(handler, frameEnv(action.input, action.caller), action.input);
-    }
+    const def = commands.get(action.command);
+    const handler = (action.phase === 'run' ? def?.frame : def?.phases?.[action.phase]) as FrameHandler | undefined;
+    if (!handler) return finish(toFailure(new Error(`no frame handler ${action.command}.${action.phase}`)));
+    const outcome = runStep(handler, frameEnv(action.input, action.caller), action.input);
     if (outcome instanceof Promise) void outcome.then(finish);
     else finish(outcome);
   }
@@ -155,8 +154,8 @@ export function createDrainer(options: {
     handlerMs = 0;
     let drained = 0;
     let items = 0;
-    // decisions §8: at most 32 entries and 256 items a frame; a batch that does not fit whole waits
-    // for the next frame, ahead of everything queued after it. gcb_frame_items (decisions §9) counts them too.
+    // decisions §8: at most 32 entries and 256 items a frame; an entry of several items that does not
+    // fit whole waits for the next frame, ahead of everything queued after it. gcb_frame_items (decisions §9) counts them too.
     for (; drained < LIMITS.actionsPerFrame; drained++) {
       const action = next();
       if (action === undefined) break;

@@ -3,8 +3,7 @@ import type { Failure, Outcome } from '../errors/bridge-error.ts';
 import { LIMITS, type Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { ENTRY_EXPIRED, ENTRY_FREE, ENTRY_QUEUED, ENTRY_STARTED, kQueued, sharedNow, type SharedState } from '../shared/layout.ts';
-import type { EventBatch } from '../events/collector.ts';
-import type { ActionMessage, ActionReply, DispatcherPortMessage } from '../shared/protocol.ts';
+import type { ActionMessage, ActionReply, DispatcherPortMessage, EventBatch } from '../shared/protocol.ts';
 
 /** What the dispatcher answers for one queued action. */
 export interface QueueAnswer {
@@ -74,7 +73,7 @@ export class GameQueue {
     return this.#entries.size;
   }
 
-  /** `items`: what it counts against a frame's 256 (decisions §8: a batch's items run in one frame). */
+  /** `items`: what it counts against a frame's 256 (decisions §8: an entry's items all run in one frame). */
   submit(command: string, phase: string, input: unknown, caller: CallerContext, items = 1): Promise<QueueAnswer> {
     if (this.#closed) return Promise.resolve(immediate(busy('the bridge is shutting down')));
     const slot = this.#free.pop();

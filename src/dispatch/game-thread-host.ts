@@ -3,8 +3,7 @@ import type { Logger } from 'pino';
 import { describeException, type ExceptionInfo, type Failure } from '../errors/bridge-error.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { kStopping, type SharedState } from '../shared/layout.ts';
-import type { GameThreadControl, GameThreadData, GameThreadEvent } from '../shared/protocol.ts';
-import type { EventBatch } from '../events/collector.ts';
+import type { EventBatch, GameThreadControl, GameThreadData, GameThreadEvent } from '../shared/protocol.ts';
 import { moduleUrl } from '../shared/modules.ts';
 import { startThread } from '../shared/start-thread.ts';
 import { GameQueue, type QueueAnswer } from './game-queue.ts';
@@ -182,7 +181,7 @@ async function launch(
   worker.on('error', (err: Error) => (fault.error ??= err));
   try {
     const ready = await waitForReady(worker);
-    // The first frame's batch (world_generated) is on port1 already: the queue takes it at once.
+    // The first frame's events (world_generated) are on port1 already: the queue takes them at once.
     return { ready, running: { worker, port: port1, queue: new GameQueue(port1, shared, data.timings, onEvents), fault } };
   } catch (err) {
     port1.close();

@@ -1,18 +1,12 @@
 import { LIMITS } from '../limits.ts';
+import type { FrameJob, FrameJobs } from '../shared/frame.ts';
 import { kJobs } from '../shared/layout.ts';
-
-/** A per-frame job: step() runs once a frame and returns true when the job is finished. */
-export interface FrameJob {
-  step(): boolean;
-  /** Called instead of further steps when the bridge stops. */
-  cancel?(): void;
-}
 
 /**
  * spec Limits: the per-frame job registry holds at most 32 jobs at once (invoke_power pulses are
  * its only user). Lives on the game thread; the count is mirrored in shared memory for health/bench.
  */
-export class JobRegistry {
+export class JobRegistry implements FrameJobs {
   readonly capacity: number;
   #jobs: FrameJob[] = [];
   readonly #control: Int32Array;

@@ -1,7 +1,7 @@
 import { basename, dirname, relative, sep } from 'node:path';
 import { distance } from 'fastest-levenshtein';
 import { LIMITS } from '../limits.ts';
-import { PACKAGE } from '../shared/package-root.ts';
+import { PACKAGE } from '../package-root.ts';
 import { ERROR_STATUS, isErrorCode, type ErrorCode } from './codes.ts';
 
 /** spec: error.exception, present for game crashes and game rejections. */

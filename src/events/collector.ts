@@ -3,35 +3,8 @@
 // sends (so an answer never reaches a client before the events its command emitted), or at the end
 // of the frame: no message per event, none for an empty frame. The main loop numbers them.
 import { LIMITS } from '../limits.ts';
-
-/** One event as it crosses to the main loop; the main loop adds seq and at_utc. */
-export interface RawEvent {
-  kind: string;
-  tick: number;
-  fields: Record<string, unknown> | undefined;
-  kingdomIds: number[];
-}
-
-/** Game thread → main loop: with an answer, or at the end of a frame. */
-export interface EventBatch {
-  type: 'events';
-  events: RawEvent[];
-  /** Date.now() when the batch left: at_utc of its events. */
-  at: number;
-  /** Events refused this frame because the buffer was full. */
-  dropped: number;
-}
-
-export interface Collector {
-  /** host.emit: cheap, never throws into game code. */
-  emit(kind: string, fields?: Record<string, unknown>, kingdomIds?: readonly number[]): void;
-  /** End of a frame: hand the batch over (nothing when there is none). */
-  flush(): void;
-  /** The batch collected so far, taken out to travel with an answer; null when there is none. */
-  take(): EventBatch | null;
-  /** Sends a taken batch on its own after all (its answer could not carry it). */
-  send(batch: EventBatch): void;
-}
+import type { Collector } from '../shared/frame.ts';
+import type { EventBatch, RawEvent } from '../shared/protocol.ts';
 
 export function createCollector(options: {
   /** Kinds the game may emit: the bridge's frame kinds plus the game's declared ones. */

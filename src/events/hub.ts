@@ -8,7 +8,7 @@ import { PERMISSIONS } from '../auth/permissions.ts';
 import { LIMITS } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { canSee, READ_ALL_ONLY, type Restriction } from './audience.ts';
-import type { EventBatch } from './collector.ts';
+import type { EventBatch } from '../shared/protocol.ts';
 import { StoredEvent } from './event.ts';
 import { EventRing } from './ring.ts';
 import { isFailure, StreamSlots, type StreamLease } from './stream-slots.ts';

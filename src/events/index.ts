@@ -12,7 +12,7 @@ import { allKinds, checkDeclaredKinds, checkEventFog } from './kinds.ts';
 import { EventHub, type RecvArgs } from './hub.ts';
 import { watchObjectives, type ObjectiveWatch } from './objectives.ts';
 import { eventsRoutes } from './routes.ts';
-import type { EventBatch } from './collector.ts';
+import type { EventBatch } from '../shared/protocol.ts';
 
 export { EventHub } from './hub.ts';
 

@@ -30,10 +30,12 @@ import { paint } from './paint.ts';
 import { applyPower, effectiveRadius, powerAsset } from './powers.ts';
 import { cityViews, civKingdomOrder, kingdomViews, queryActorViews, tileView, worldStateView, type ActorRowView, type TileView } from './reads.ts';
 import { render } from './render.ts';
+import { checkSavepoint, restoreWorld, SavepointError, savepointBytes, takeSavepoint, type Savepoint } from './savepoint.ts';
 import { decodeSave as decodeBytes, encodeSave as encodeBytes, SaveFormatError } from './save-format.ts';
 import { fromSnapshot, hashSnapshot, SnapshotError, toSnapshot, validateSnapshot } from './snapshot.ts';
 import { tick } from './simulation.ts';
 import { spawnActors, SpawnRefused } from './spawn.ts';
+import { hashState } from './state-hash.ts';
 import { changeSpeed, createUi, dismiss, effectivePaused, ticksFor, uiState, type Ui } from './ui.ts';
 import { inBounds, type LawId, type World } from './world.ts';
 
@@ -339,14 +341,78 @@ export function renderSnapshot(snapshot: WorldSnapshot, maxDimension: number): R
   }
 }
 
+// --- Research mode: a world that moves only when told, hashed, saved in memory and put back ----
+
+/**
+ * Runs exactly `ticks` simulation ticks now, back to back, whatever the pause, the window, the speed
+ * and the clock: a tick is a tick. Each tick is a frame of its own for the event summaries (the
+ * frame before the first one, what commands did since the last frame, is closed first), so a caller
+ * stepping one tick at a time can flush each tick's events as it goes.
+ */
+export function advance(ticks: number): void {
+  if (!Number.isInteger(ticks) || ticks < 0) throw badArgs(`ticks must be a whole number, 0 or more; got ${String(ticks)}`);
+  const { world, events } = current();
+  events?.endFrame(world);
+  for (let n = 0; n < ticks; n++) {
+    tick(world);
+    events?.endFrame(world);
+  }
+}
+
+/** A savepoint in memory: everything that decides the future, the interface's pause and speed included. */
+export function snapshot(): unknown {
+  const { world, ui } = current();
+  return takeSavepoint(world, ui);
+}
+
+/** Puts a savepoint back exactly (tick, random state, every record); it stays usable for another restore. */
+export function restore(savepoint: unknown): void {
+  const l = current();
+  let sp: Savepoint;
+  let world: World;
+  try {
+    sp = checkSavepoint(savepoint);
+    // The frame ends here, as on a world swap: its summaries count the world they happened in.
+    l.events?.endFrame(l.world);
+    world = restoreWorld(l.world, sp); // refuses before it writes anything
+  } catch (err) {
+    if (err instanceof SavepointError || err instanceof SnapshotError) throw badArgs(`not a savepoint of this world: ${err.message}`);
+    throw err;
+  }
+  l.world = world;
+  l.ui.configPaused = sp.ui.configPaused;
+  l.ui.window = sp.ui.window;
+  changeSpeed(l.ui, sp.ui.speedId);
+  l.ui.pendingMs = sp.ui.pendingMs;
+}
+
+/** The memory a savepoint holds: its typed arrays exactly, its kingdom and city records estimated. */
+export function snapshotBytes(savepoint: unknown): number {
+  try {
+    return savepointBytes(checkSavepoint(savepoint));
+  } catch (err) {
+    if (err instanceof SavepointError) throw badArgs(err.message);
+    throw err;
+  }
+}
+
+/**
+ * 64-bit digest of the canonical state as 16 lowercase hex (state-hash.ts says what it covers): the
+ * same state gives the same value in any process on any machine, and reading it changes nothing.
+ */
+export function stateHash(): string {
+  const { world, ui } = current();
+  return hashState(world, ui);
+}
+
 // --- Helpers beyond GameModule (tests, benchmarks, tools) ---------------------------------------
 
-/** sha256 of the live world's whole state: equal hashes mean equal worlds. */
-export function stateHash(): string {
+/** sha256 (64 hex) of the live world's snapshot: equal to snapshotHash(snapshotWorld()), so a live world compares with a saved one. */
+export function liveSnapshotHash(): string {
   return hashSnapshot(toSnapshot(current().world));
 }
 
-/** sha256 of a snapshot's state (the same function stateHash uses). */
+/** sha256 (64 hex) of a snapshot's world (the same function liveSnapshotHash uses). */
 export function snapshotHash(snapshot: WorldSnapshot): string {
   return hashSnapshot(validateSnapshot(snapshot));
 }
@@ -390,5 +456,10 @@ const sandbox = {
   encodeSave,
   decodeSave,
   renderSnapshot,
+  advance,
+  snapshot,
+  restore,
+  snapshotBytes,
+  stateHash,
 } satisfies Required<Omit<GameModule, 'run'>>;
 void sandbox;

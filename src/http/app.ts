@@ -6,20 +6,36 @@ import { fail } from './respond.ts';
 import { capabilitiesRoutes } from './routes/capabilities.ts';
 import { cmdRoutes, type CmdDeps } from './routes/cmd.ts';
 import { healthRoutes, type HealthDeps } from './routes/health.ts';
-import type { EventLayer } from '../events/index.ts';
-import type { MetricsLayer } from '../metrics/index.ts';
 
 export type { Env } from './context.ts';
+
+/** Told of every answer (a 401 too) once its log line is complete; `seconds` unrounded. */
+export type AnswerObserver = NonNullable<AuthenticateDeps['onAnswered']>;
+
+/**
+ * What a feature adds to the app (events, metrics, the viewer). The feature builds its own entry and
+ * createApp mounts it, so http/ names no feature: features depend on the core, never the reverse.
+ */
+export interface AppEntry {
+  /** Routes behind the credential check (spec step 1), mounted with mount(). */
+  routes?: Hono<Env>;
+  /** Routes answered before the credential check: only for what holds no data (the viewer's page). */
+  openRoutes?: Hono<Env>;
+  /** A middleware in front of another endpoint's route, after the check (the audit of POST /cmd). */
+  before?: { method: string; path: string; handler: MiddlewareHandler<Env> };
+  /** decisions §9: counted where the log line is written, with no middleware in front of every route. */
+  onAnswered?: AnswerObserver;
+}
 
 export interface AppDeps extends AuthenticateDeps, CmdDeps, HealthDeps {
   session: AuthenticateDeps['session'] & CmdDeps['session'];
   /** Pre-serialised GET /capabilities body, built once at startup. */
   capabilities: string;
-  /** decisions §7: GET /events and the audit of POST /cmd. */
-  events?: Pick<EventLayer, 'routes' | 'audit'>;
-  /** decisions §9: GET /metrics and the request series (absent when metrics are off). */
-  metrics?: Pick<MetricsLayer, 'routes' | 'observe'>;
-  /** decisions §9: GET / and /view/*, served before authentication: the page holds no data. */
+  /** decisions §7: GET /events and the audit of POST /cmd. The same as an entry { routes, before }. */
+  events?: { routes: Hono<Env>; audit: MiddlewareHandler<Env> };
+  /** decisions §9: GET /metrics and the request series. The same as an entry { routes, onAnswered }. */
+  metrics?: { routes: Hono<Env>; observe: AnswerObserver };
+  /** decisions §9: GET / and /view/*. The same as an entry { openRoutes }. */
   view?: Hono<Env>;
 }
 
@@ -27,20 +43,33 @@ export interface AppDeps extends AuthenticateDeps, CmdDeps, HealthDeps {
  * The HTTP front end. It never listens (tests call app.request()) and never touches the world: it
  * authenticates, parses, admits and hands commands to the dispatcher or the pool. Each endpoint is
  * a small Hono app of its own (routes/), mounted with mount(), which puts the credential check in
- * front of each of its routes (docs/architecture.md: adding an endpoint).
+ * front of each of its routes (docs/architecture.md: adding an endpoint). Features come in as
+ * `entries`, mounted after the core's endpoints in the order given.
  */
-export function createApp(deps: AppDeps): Hono<Env> {
+export function createApp(deps: AppDeps, entries: readonly AppEntry[] = []): Hono<Env> {
   const app = new Hono<Env>();
+  const all = [...entriesOf(deps), ...entries];
   const onError = (err: Error, c: AppContext) => fail(c, toFailure(err), c.get('line')?.command ?? '', {});
   // decisions §9: the request series are counted where the log line is written, so a 401 and an
   // unknown path count too, with no middleware in front of every route.
-  const guard = authenticate(deps.metrics ? { ...deps, onAnswered: deps.metrics.observe } : deps, onError);
-  if (deps.view) app.route('/', deps.view);
-  mount(app, guard, capabilitiesRoutes(deps.capabilities));
-  mount(app, guard, healthRoutes(deps));
-  if (deps.events) mount(app, guard, deps.events.routes);
-  if (deps.metrics) mount(app, guard, deps.metrics.routes);
-  mount(app, guard, cmdRoutes(deps), deps.events?.audit);
+  const onAnswered = observeAll([deps.onAnswered, ...all.map((entry) => entry.onAnswered)]);
+  const guard = authenticate(onAnswered ? { ...deps, onAnswered } : deps, onError);
+  const befores = all.flatMap((entry) => (entry.before ? [entry.before] : []));
+  const mounted: { method: string; path: string }[] = [];
+  const mountWith = (routes: Hono<Env>) => {
+    mount(app, guard, routes, undefined, befores);
+    mounted.push(...routes.routes);
+  };
+  for (const entry of all) if (entry.openRoutes) app.route('/', entry.openRoutes);
+  mountWith(capabilitiesRoutes(deps.capabilities));
+  mountWith(healthRoutes(deps));
+  for (const entry of all) if (entry.routes) mountWith(entry.routes);
+  mountWith(cmdRoutes(deps));
+  for (const { method, path } of befores) {
+    if (!mounted.some((route) => route.method === method && route.path === path)) {
+      throw new Error(`an app entry's middleware is for ${method} ${path}, which no mounted route serves: give it the method and path of a route`);
+    }
+  }
 
   // decisions §5: any other path or method, after authentication.
   app.notFound(
@@ -61,18 +90,43 @@ export function createApp(deps: AppDeps): Hono<Env> {
   return app;
 }
 
+/** The entries that the older fields of AppDeps stand for, in the order createApp mounted them. */
+function entriesOf(deps: AppDeps): AppEntry[] {
+  const entries: AppEntry[] = [];
+  if (deps.view) entries.push({ openRoutes: deps.view });
+  if (deps.events) entries.push({ routes: deps.events.routes, before: { method: 'POST', path: '/cmd', handler: deps.events.audit } });
+  if (deps.metrics) entries.push({ routes: deps.metrics.routes, onAnswered: deps.metrics.observe });
+  return entries;
+}
+
+/** One observer for the credential check; none when nobody listens, so an answer costs no call. */
+function observeAll(observers: readonly (AnswerObserver | undefined)[]): AnswerObserver | undefined {
+  const present = observers.filter((observer): observer is AnswerObserver => observer !== undefined);
+  if (present.length <= 1) return present[0];
+  return (line, path, seconds) => {
+    for (const observer of present) observer(line, path, seconds);
+  };
+}
+
+type RouteMiddleware = NonNullable<AppEntry['before']>;
+
 /**
  * Adds an endpoint's routes to the app, each behind the credential check (spec step 1): the first
  * handler of every method and path is wrapped by `guard`, after it come `before` (a middleware of
- * the whole endpoint, such as the audit of POST /cmd) and the route's other handlers. The
- * sub-app's own middleware (`use`) is not supported: give it to the route's handlers instead.
+ * the whole endpoint), the `middleware` given for that method and path (such as the audit of
+ * POST /cmd) and the route's other handlers. The sub-app's own middleware (`use`) is not
+ * supported: give it to the route's handlers instead.
  */
-export function mount(app: Hono<Env>, guard: Guard, routes: Hono<Env>, before?: MiddlewareHandler<Env>): void {
+export function mount(app: Hono<Env>, guard: Guard, routes: Hono<Env>, before?: MiddlewareHandler<Env>, middleware: readonly RouteMiddleware[] = []): void {
   const chains = new Map<string, { method: string; path: string; handlers: MiddlewareHandler<Env>[] }>();
   for (const route of routes.routes) {
     const key = `${route.method} ${route.path}`;
     let chain = chains.get(key);
-    if (!chain) chains.set(key, (chain = { method: route.method, path: route.path, handlers: before ? [before] : [] }));
+    if (!chain) {
+      const handlers = before ? [before] : [];
+      for (const entry of middleware) if (entry.method === route.method && entry.path === route.path) handlers.push(entry.handler);
+      chains.set(key, (chain = { method: route.method, path: route.path, handlers }));
+    }
     chain.handlers.push(route.handler as MiddlewareHandler<Env>);
   }
   for (const { method, path, handlers } of chains.values()) {

@@ -2,9 +2,11 @@
 // series are counted by one middleware from the request's log line (what the bridge already knows
 // about every answer); everything else is read only when a scrape asks: gauges from the admission
 // semaphore and shared memory, the queue and frame histograms from the game thread's shared
-// counts (src/shared/histograms.ts). bridge.ts wires it; stop() ends the default collectors.
+// counts (src/shared/histograms.ts). `entry` is its part of the HTTP app (createApp's entries);
+// stop() ends the default collectors.
 import type { Hono } from 'hono';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { AppEntry } from '../http/app.ts';
 import type { Env } from '../http/context.ts';
 import { hFrameDuration, hFrameItems, hQueueWait, type HistogramSpec } from '../shared/histograms.ts';
 import { kQueued, kTick, type SharedState } from '../shared/layout.ts';
@@ -30,6 +32,8 @@ export interface MetricsLayer {
   readonly routes: Hono<Env>;
   /** Told of every answer by the credential check (a 401 too), when its log line is written. */
   readonly observe: RequestObserver;
+  /** GET /metrics and the observer, as createApp takes them. */
+  readonly entry: AppEntry;
   stop(): void;
 }
 
@@ -102,12 +106,9 @@ export function createMetrics(sources: MetricsSources): MetricsLayer {
 
   collectDefaultMetrics({ register: registry });
 
-  return {
-    registry,
-    routes: metricsRoutes(registry),
-    observe: createRequestObserver({ requests, duration, admissionWait: admissionWait.child('', {}), agentRequests }),
-    stop: () => registry.clear(),
-  };
+  const routes = metricsRoutes(registry);
+  const observe = createRequestObserver({ requests, duration, admissionWait: admissionWait.child('', {}), agentRequests });
+  return { registry, routes, observe, entry: { routes, onAnswered: observe }, stop: () => registry.clear() };
 }
 
 /** A gauge read at scrape time. */

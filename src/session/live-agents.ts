@@ -6,10 +6,17 @@ import type { Admission } from '../admission/semaphore.ts';
 import type { CredentialTable } from '../auth/credentials.ts';
 import { agentsPath, type AgentsConfig } from '../config/agents.ts';
 import { watchAgents, type AgentsWatch } from '../config/agents-watch.ts';
-import type { EventHub } from '../events/hub.ts';
+import type { CallerContext } from '../shared/caller.ts';
 import { kAgentCount, kScenario } from '../shared/layout.ts';
 import { SCENARIOS, type ScenarioName } from '../shared/scenarios.ts';
 import type { Session } from './session.ts';
+
+/** What a reload tells the event layer (events/hub.ts has it); declared here, as session/ sits below events/. */
+export interface AgentEventSink {
+  /** Every stream and waiter follows its agent's new context; one whose agent is gone is closed. */
+  rebindCallers(current: (agentId: string) => CallerContext | null): void;
+  emitReadAllOnly(kind: 'agents_reloaded' | 'agents_reload_failed', fields: Record<string, unknown>): void;
+}
 
 export function liveAgents(options: {
   configDir: string;
@@ -17,7 +24,7 @@ export function liveAgents(options: {
   session: Session;
   credentials: CredentialTable;
   admission: Admission;
-  hub: EventHub;
+  hub: AgentEventSink;
   control: Int32Array;
   maxConcurrent: number;
   intervalMs: number;

@@ -273,6 +273,39 @@ export interface GameModule {
   decodeSave?(bytes: Uint8Array): WorldSnapshot;
   /** Pool: draw a snapshot (the sandbox: tiles by type, actors and kingdom borders on top), scaled to fit maxDimension (0 = full size). */
   renderSnapshot?(snapshot: WorldSnapshot, maxDimension: number): RgbaImage;
+
+  // Research mode (game thread): a world that moves only when told and runs the same twice. The
+  // promise they serve together: one seed and one sequence of commands, each at its tick, give the
+  // same stateHash() at every tick, whatever the speed, the clock or the reads in between.
+  /**
+   * Run exactly `ticks` simulation ticks now, back to back, whatever the pause flag, the speed and
+   * the wall clock (a tick does the same whatever the speed). The bridge calls it one tick at a time
+   * and flushes that tick's events after each call, so advance(1) must be cheap and must close the
+   * frame's event summaries as update() does.
+   */
+  advance?(ticks: number): void;
+  /**
+   * An in-memory savepoint of the whole state that decides the future: tick, every random state,
+   * the world, and the interface state that counts (pause, speed, any pending-time accumulator), so
+   * that after restore() the same commands give the same hashes. Opaque to the bridge, which keeps
+   * it on the game thread; it must not share mutable parts with the live world.
+   */
+  snapshot?(): unknown;
+  /** Put back a value snapshot() returned, exactly (stateHash() equal to the one it was taken at); it stays usable for another restore. */
+  restore?(snapshot: unknown): void;
+  /**
+   * The memory a snapshot holds, in bytes (savepoint reports it). Without it, the bridge sums the
+   * byteLength of the typed arrays and ArrayBuffers it finds in the snapshot's plain objects and
+   * arrays (snapshotBytesOf in shared/snapshot-bytes.ts).
+   */
+  snapshotBytes?(snapshot: unknown): number;
+  /**
+   * A 64-bit digest of the canonical state as 16 lowercase hex digits: tick, every random state,
+   * the world, speed and pause; never the clock, fps, thread timing or anything a read touches. The
+   * same state gives the same value in any process on any machine (hash bytes in a fixed order and
+   * byte order, never Map order or float formatting). Reading it changes nothing.
+   */
+  stateHash?(): string;
 }
 
 /** The names of the optional functions, for the game-type lookup at startup. */

@@ -1,11 +1,29 @@
 // Messages between the main loop, the game thread and the pool workers. Nothing here throws across
-// a thread: failures travel as `Failure` (src/errors/bridge-error.ts) and are rebuilt on arrival.
+// a thread: failures travel as `Failure` and are rebuilt on arrival. Failure and Outcome are declared
+// in src/errors/bridge-error.ts, beside the code table they name (errors/ sits below shared/).
 import type { MessagePort } from 'node:worker_threads';
 import type { Outcome } from '../errors/bridge-error.ts';
-import type { EventBatch } from '../events/collector.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from './caller.ts';
 import type { GameInitOptions } from './game-module.ts';
+
+/** One event as it crosses to the main loop; the main loop adds seq and at_utc. */
+export interface RawEvent {
+  kind: string;
+  tick: number;
+  fields: Record<string, unknown> | undefined;
+  kingdomIds: number[];
+}
+
+/** Game thread → main loop: with an answer, or at the end of a frame (src/events/collector.ts). */
+export interface EventBatch {
+  type: 'events';
+  events: RawEvent[];
+  /** Date.now() when the batch left: at_utc of its events. */
+  at: number;
+  /** Events refused this frame because the buffer was full. */
+  dropped: number;
+}
 
 /** Main loop → game thread, one per queued action, on the dispatcher port. */
 export interface ActionMessage {

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PACKAGE } from '../shared/package-root.ts';
+import { PACKAGE } from '../package-root.ts';
 
 export interface Asset {
   type: string;

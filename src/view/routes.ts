@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { Hono, type Context, type Next } from 'hono';
 import { createHostCheck, originAllowed } from '../auth/host-origin.ts';
+import type { AppEntry } from '../http/app.ts';
 import type { Env } from '../http/context.ts';
 import { loadAssets, type Asset } from './assets-table.ts';
 
@@ -61,4 +62,9 @@ export function viewRoutes(port: () => number): Hono<Env> {
   // falls through to the authenticated routes (and their 401 or 404).
   const handle = (c: Context<Env>, next: Next) => serve(c.req.path, c.req.header('host'), c.req.header('origin')) ?? next();
   return new Hono<Env>().get('/', handle).get('/view/*', handle);
+}
+
+/** The viewer as createApp takes it: open routes, answered before the credential check (the page holds no data). */
+export function viewEntry(port: () => number): AppEntry {
+  return { openRoutes: viewRoutes(port) };
 }

@@ -3,7 +3,9 @@
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import t from 'tap';
 import type { CommandDef, FrameEnv } from '../../src/commands/define.ts';
-import { createCollector, type EventBatch } from '../../src/events/collector.ts';
+import { COMMANDS } from '../../src/commands/index.ts';
+import { createCollector } from '../../src/events/collector.ts';
+import type { EventBatch } from '../../src/shared/protocol.ts';
 import { createDrainer } from '../../src/dispatch/drain.ts';
 import { GameQueue, TIMEOUT_MESSAGE } from '../../src/dispatch/game-queue.ts';
 import { DEFAULT_TIMINGS, type Timings } from '../../src/limits.ts';
@@ -67,7 +69,17 @@ function setup(
         maxPerFrame: more.maxEventsPerFrame,
       })
     : undefined;
-  const drainer = createDrainer({ port: port2, shared, game, commands: new Map([['probe', def]]), timings: all, events });
+  const drainer = createDrainer({
+    port: port2,
+    shared,
+    game,
+    commands: new Map([
+      ['probe', def],
+      ['batch', COMMANDS.find((command) => command.name === 'batch')!],
+    ]),
+    timings: all,
+    events,
+  });
   t.teardown(() => {
     port1.close();
     port2.close();

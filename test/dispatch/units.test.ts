@@ -2,14 +2,15 @@
 // frame (decisions §8), and execute()'s choice between the game queue and the pool (spec step 5).
 // Fast unit tests: `npm run mutate -- dispatch` runs them once a mutant.
 import t from 'tap';
+import { runBatch } from '../../src/commands/action/batch/run.ts';
 import type { CommandDef } from '../../src/commands/define.ts';
 import type { Outcome } from '../../src/errors/bridge-error.ts';
-import { runBatch } from '../../src/dispatch/batch-run.ts';
 import { execute } from '../../src/dispatch/execute.ts';
 import type { QueueAnswer } from '../../src/dispatch/game-queue.ts';
-import { JobRegistry, type FrameJob } from '../../src/dispatch/jobs.ts';
+import { JobRegistry } from '../../src/dispatch/jobs.ts';
 import type { CommandPool, PoolAnswer } from '../../src/dispatch/pool.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
+import type { FrameJob } from '../../src/shared/frame.ts';
 import { createSharedState, kJobs } from '../../src/shared/layout.ts';
 
 const caller = { agentId: 'a1' } as CallerContext;

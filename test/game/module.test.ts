@@ -39,6 +39,11 @@ const FUNCTIONS: Array<GameFunctionName | 'version'> = [
   'encodeSave',
   'decodeSave',
   'renderSnapshot',
+  'advance',
+  'snapshot',
+  'restore',
+  'snapshotBytes',
+  'stateHash',
 ];
 
 t.test('named exports implement GameModule, without run', async (t) => {

@@ -1,5 +1,5 @@
 // decisions §11: turn_timeout_s over real HTTP. Only a gated command (action or control, or a batch
-// holding one) of the holder that answers 200 keeps the turn; reads, 404s, 400s and failures do not.
+// whose gated item ran) of the holder that answers 200 keeps the turn; reads, 404s, 400s and failures do not.
 import t from 'tap';
 import { agent, startAgents, type Agents } from './helpers.ts';
 

@@ -1,51 +1,12 @@
-import { Type } from '@sinclair/typebox';
-import { LIMITS } from '../../limits.ts';
 import { defineCommand } from '../define.ts';
-
-export const BatchItem = Type.Object(
-  {
-    name: Type.String({
-      minLength: 1,
-      maxLength: LIMITS.idMaxLength,
-      description: 'a command that runs whole in one frame (not meta, bus, world loading or saving, screenshot, pulsed invoke_power)',
-    }),
-    args: Type.Optional(Type.Object({}, { additionalProperties: true, description: "the command's own args, as if sent alone" })),
-  },
-  { additionalProperties: false },
-);
-
-export const BatchArgs = Type.Object(
-  {
-    commands: Type.Array(BatchItem, { minItems: 1, maxItems: LIMITS.batchMaxItems, description: 'run in this order, back to back in one frame' }),
-    stop_on_error: Type.Optional(Type.Boolean({ default: true, description: 'after a failed item, skip the rest' })),
-  },
-  { additionalProperties: false },
-);
-
-const ItemError = Type.Object({
-  code: Type.String(),
-  message: Type.String(),
-  did_you_mean: Type.Optional(Type.Array(Type.String())),
-  exception: Type.Optional(Type.Object({ type: Type.String(), message: Type.String(), stack_top: Type.String() })),
-});
-
-export const BatchItemResult = Type.Union([
-  Type.Object({ ok: Type.Literal(true), result: Type.Unknown() }),
-  Type.Object({ ok: Type.Literal(false), error: ItemError }),
-  Type.Object({ ok: Type.Literal(false), skipped: Type.Literal(true) }),
-]);
-
-export const BatchResult = Type.Object({
-  results: Type.Array(BatchItemResult, { description: 'one per item, in order' }),
-  completed: Type.Integer(),
-  failed: Type.Integer(),
-  skipped: Type.Integer(),
-});
+import { checkItemAccess, checkItems, ranGatedItem } from './batch/items.ts';
+import { runBatch } from './batch/run.ts';
+import { BatchArgs, BatchResult } from './batch/schema.ts';
 
 /**
- * decisions §8: up to 32 commands in one admission slot, one queue entry and one frame. The
- * dispatcher runs the items itself (src/dispatch/batch-run.ts); the main loop checks each item
- * before the batch is queued (src/batch/check.ts).
+ * decisions §8: up to 32 commands in one admission slot, one queue entry and one frame. Its items
+ * are checked once before admission (precheck); with the slot held, only what may have changed
+ * while it waited is checked again (checkAccess). Its frame step runs the items (runFrame).
  */
 export default defineCommand({
   name: 'batch',
@@ -64,4 +25,9 @@ export default defineCommand({
   binds: [],
   requiresMainThread: true,
   frameItems: (args) => args.commands.length,
+  // decisions §8: a refused item refuses the batch before it may wait for a slot.
+  precheck: (args, caller, checks) => checkItems(args, checks) ?? checkItemAccess(args, caller, checks),
+  checkAccess: checkItemAccess,
+  keepsTurn: (args, result, checks) => ranGatedItem(args, result.results, checks),
+  frame: (env) => runBatch(env.args, env.runFrame),
 });

@@ -2,9 +2,9 @@
 // (x, y) to (x2, y2), and settles the command's promise when it ends (spec: a pulsed call holds its
 // slot up to 25 s and registers one per-frame job).
 import { BridgeError } from '../../errors/bridge-error.ts';
-import type { FrameJob, JobRegistry } from '../../dispatch/jobs.ts';
 import type { Timings } from '../../limits.ts';
 import type { CallerContext } from '../../shared/caller.ts';
+import type { FrameJob, FrameJobs } from '../../shared/frame.ts';
 import type { GameModule } from '../../shared/game-module.ts';
 import { kTurnHolder, kWorldEpoch, type SharedState } from '../../shared/layout.ts';
 
@@ -33,7 +33,7 @@ export interface PulsedResult {
 export interface PulseEnv {
   game: Pick<Required<GameModule>, 'invokePower'>;
   caller: CallerContext;
-  jobs: Pick<JobRegistry, 'register' | 'capacity'>;
+  jobs: Pick<FrameJobs, 'register' | 'capacity'>;
   shared: SharedState;
   timings: Pick<Timings, 'pulsedRunBudgetMs'>;
 }

@@ -2,9 +2,9 @@ import { Hono, type Next } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Admission } from '../../admission/semaphore.ts';
 import { permissionFailure } from '../../auth/permissions.ts';
-import { BATCH_COMMAND, checkItemAccess, checkItems, type BatchRequest } from '../../batch/check.ts';
-import type { CommandDef } from '../../commands/define.ts';
-import { argsProblem, type CommandRegistry } from '../../commands/registry.ts';
+import { argsProblem } from '../../commands/args-problem.ts';
+import type { CheckContext, CommandDef } from '../../commands/define.ts';
+import type { CommandRegistry } from '../../commands/registry.ts';
 import type { Execution } from '../../dispatch/execute.ts';
 import type { Releasable } from '../../dispatch/pool.ts';
 import { failureOf, failureOrNull, toFailure, type Failure } from '../../errors/bridge-error.ts';
@@ -22,7 +22,7 @@ export interface CmdDeps {
   enabled(): boolean;
   registry: CommandRegistry;
   admission: Admission;
-  /** The session's step-4 turn check, and `acted`: a holder's gated command that answered 200 keeps its turn. */
+  /** The session's step-4 turn check, and `acted`: a holder's answer of 200 that keeps its turn (decisions §11). */
   session: Pick<Session, 'checkTurn' | 'acted'>;
   shared: SharedState;
   maxBodyBytes: number;
@@ -54,8 +54,8 @@ const REPLAYED = { 'idempotent-replayed': 'true' };
  * POST /cmd after authentication, in the order of decisions §5: DISABLED → body read within the
  * limit and parsed → command name (404) → args schema (400) → admission slot (5 s, 503) →
  * permission (403) → turn (409) → run → serialise, answer, release the slot. decisions §8: an
- * Idempotency-Key is checked first and its kept answer consulted once the body is parsed; a
- * batch's items are checked (name, args, permission, turn) before the slot as well as after it.
+ * Idempotency-Key is checked first and its kept answer consulted once the body is parsed. A
+ * command's own hooks run in that order too: precheck before the slot, checkAccess with it.
  */
 export function cmdRoutes(deps: CmdDeps): Hono<Env> {
   // decisions §5: over the limit by Content-Length is refused before reading; hono's bodyLimit
@@ -65,6 +65,7 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     maxSize: deps.maxBodyBytes,
     onError: (c) => fail(c as AppContext, overLimit(deps.maxBodyBytes), '', {}),
   });
+  const checks: CheckContext = { commands: deps.registry, checkTurn: (def, caller) => deps.session.checkTurn(def, caller) };
   const limitBody = (c: AppContext, next: Next) => {
     const length = header(c, 'content-length');
     if (length === undefined || header(c, 'transfer-encoding') !== undefined) return streamedLimit(c, next);
@@ -162,24 +163,20 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     if (!registered) return fail(c, deps.registry.unknownCommand(name), name, args);
     if (!registered.validate(args)) return fail(c, { ok: false, code: 'BAD_ARGS', message: argsProblem(registered.validate) }, name, args);
     const def = registered.def;
-    // decisions §8: a batch's items are checked like lone commands before it may take a slot.
-    const items = def.name === BATCH_COMMAND ? checkItems(deps.registry, args as unknown as BatchRequest) : null;
-    if (items !== null && !Array.isArray(items)) return fail(c, items, name, args);
-    // decisions §8: a batch's items are refused for permission and turn before admission too, so a
-    // refused batch never waits for a slot (they are checked again with the slot: the turn may pass).
-    const itemsRefused = items ? checkItemAccess(items, caller, (item, who) => deps.session.checkTurn(item, who)) : null;
-    if (itemsRefused) return fail(c, itemsRefused, name, args);
+    // The command's own step 3, before the slot: what it refuses never waits for one.
+    const prechecked = def.precheck?.(args as never, caller, checks);
+    if (prechecked) return fail(c, prechecked, name, args);
     const t0 = performance.now();
     const permit = await deps.admission.acquire(() => c.req.raw.signal, caller.agentId);
     line.admission_wait_ms = round(performance.now() - t0);
     if (permit === null) return fail(c, busy(deps.admission.waitMs), name, args);
     let holdUntil: Promise<void> | null = null;
     try {
-      // spec step 4: permission, then turn, both before any game-state work (for a batch, each item's).
+      // spec step 4: permission, then turn, both before any game-state work, then the command's own.
       const refused =
         permissionFailure(name, def.permission, caller) ??
         failureOrNull(deps.session.checkTurn(def, caller)) ??
-        (items ? checkItemAccess(items, caller, (item, who) => deps.session.checkTurn(item, who)) : null);
+        def.checkAccess?.(args as never, caller, checks);
       if (refused) return fail(c, refused, name, args);
       const run = await deps.execute(def, args, caller, permit);
       holdUntil = run.settled;
@@ -194,8 +191,8 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
         return fail(c, traced(trace, toFailure(err)), name, args);
       }
       if (trace) trace.body = body;
-      // decisions §11: only a gated command (or a batch holding one) that ran and answered 200 keeps a turn.
-      if (def.turnGated || items?.some((item) => item.turnGated)) deps.session.acted(caller);
+      // decisions §11: only an answer of 200 that did the turn's work keeps it (by default, a gated command's).
+      if (def.keepsTurn ? def.keepsTurn(args as never, run.outcome.value as never, checks) : def.turnGated) deps.session.acted(caller);
       return send(c, 200, body);
     } finally {
       // spec step 6: the slot goes back once the answer is serialised, or, after a backstop

@@ -1,26 +1,17 @@
-// decisions §8: a batch's items, run by the dispatcher back to back inside one frame. Each item
-// gets the frame a lone command would get; an item that throws is its own failure (GAME_CRASH for
-// an exception of the game), and with stop_on_error the items after it are skipped, never run.
-import type { Failure, Outcome } from '../errors/bridge-error.ts';
-import type { BatchRequest } from '../batch/check.ts';
-
-export type ItemResult = { ok: true; result: unknown } | { ok: false; error: Omit<Failure, 'ok'> } | { ok: false; skipped: true };
-
-export interface BatchOutcome {
-  results: ItemResult[];
-  completed: number;
-  failed: number;
-  skipped: number;
-}
+// decisions §8: a batch's items, run back to back inside one frame. Each item gets the frame a lone
+// command would get; an item that throws is its own failure (GAME_CRASH for an exception of the
+// game), and with stop_on_error the items after it are skipped, never run.
+import type { Outcome } from '../../../errors/bridge-error.ts';
+import type { BatchArgs, BatchItemResult, BatchResult } from './schema.ts';
 
 /**
  * `runItem` runs one item's frame step and never throws. An item whose step returns a promise (an
  * embedder's command that settles later) still ran in this frame; only the answer waits for it.
  */
 export function runBatch(
-  request: BatchRequest,
+  request: BatchArgs,
   runItem: (name: string, args: Record<string, unknown>) => Outcome<unknown> | Promise<Outcome<unknown>>,
-): BatchOutcome | Promise<BatchOutcome> {
+): BatchResult | Promise<BatchResult> {
   const stopOnError = request.stop_on_error ?? true;
   const outcomes: Array<Outcome<unknown> | Promise<Outcome<unknown>> | null> = [];
   let stopped = false;
@@ -37,8 +28,8 @@ export function runBatch(
   return Promise.all(outcomes).then(tally);
 }
 
-function tally(outcomes: ReadonlyArray<Outcome<unknown> | null>): BatchOutcome {
-  const results: ItemResult[] = [];
+function tally(outcomes: ReadonlyArray<Outcome<unknown> | null>): BatchResult {
+  const results: BatchItemResult[] = [];
   let completed = 0;
   let failed = 0;
   let skipped = 0;
