@@ -219,7 +219,7 @@ class BridgeProcess:
             _LIVE.discard(self)
         if self.process.returncode is None:
             self._signal(signal.SIGTERM)
-            if not self._exited_unreaped(timeout):
+            if not self.exited_unreaped(timeout):
                 self._signal(signal.SIGKILL)
             # Whatever the bridge started and left behind goes with its group. Sent while the exited
             # bridge is not reaped yet, so the group id cannot belong to anyone else.
@@ -229,7 +229,7 @@ class BridgeProcess:
             self._log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def _exited_unreaped(self, timeout: float) -> bool:
+    def exited_unreaped(self, timeout: float) -> bool:
         """Waits for the bridge to exit without reaping it; False when it did not within `timeout`."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

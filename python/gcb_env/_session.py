@@ -139,7 +139,10 @@ class Session:
             self._conns[agent] = Connection(host, port, token, agent, timeout, on_failure)
 
     def _on_failure(self, err: BaseException) -> None:
+        # A dropped connection is often the first sign of a bridge going down: the kernel resets its
+        # sockets before its exit can be collected. A moment's wait tells a dead bridge from a glitch.
         if self._bridge is not None:
+            self._bridge.exited_unreaped(2.0)
             self._bridge.check_alive()
 
     def _start(self) -> None:
