@@ -14,6 +14,7 @@ import { mainLoopScenario } from './scenarios/main-loop.ts';
 import { metricsScenario } from './scenarios/metrics.ts';
 import { batchScenario } from './scenarios/batch.ts';
 import { fairScenario } from './scenarios/fair.ts';
+import { pettingzooScenario } from './scenarios/pettingzoo.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
 const DURATION = values.quick ? 3 : 10;
@@ -347,6 +348,7 @@ if (want('events')) await eventsScenario(rows, raw, DURATION);
 if (want('metrics')) await metricsScenario(rows, raw, DURATION);
 if (want('batch')) await batchScenario(rows, raw, DURATION);
 if (want('fair')) await fairScenario(rows, raw, DURATION);
+if (want('pettingzoo')) await pettingzooScenario(rows, raw, DURATION);
 
 const machine = {
   cpus: cpus().length,

@@ -69,3 +69,14 @@ export function ensureVenv() {
   }
   return PYTHON;
 }
+
+// `node scripts/python-venv.mjs`: make the venv and print its python (the benchmark runs it so).
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  try {
+    process.stdout.write(`${ensureVenv()}\n`);
+  } catch (err) {
+    if (!(err instanceof VenvError)) throw err;
+    process.stderr.write(`python-venv: ${err.message}\n`);
+    process.exit(1);
+  }
+}

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import types
 from pathlib import Path
 
 import numpy as np
-from pettingzoo.test import api_test, max_cycles_test, parallel_api_test, render_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 
 import gcb_env
 
@@ -53,24 +52,6 @@ def test_render_rgb_array():
         for env in made:
             env.close()
     assert len(made) == 2, "one env for the metadata, one for rgb_array"
-
-
-def test_max_cycles():
-    made = []
-
-    def track(make):
-        def build(**kwargs):
-            env = make(seed=2, ticks_per_cycle=1, **kwargs)
-            made.append(env)
-            return env
-
-        return build
-
-    try:
-        max_cycles_test(types.SimpleNamespace(env=track(gcb_env.env), parallel_env=track(gcb_env.parallel_env)))
-    finally:
-        for env in made:
-            env.close()
 
 
 def test_random_episode_keeps_max_cycles():

@@ -4,6 +4,7 @@ the same world hashes as the same seeds run one after another."""
 from __future__ import annotations
 
 import multiprocessing
+import pickle
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -41,6 +42,16 @@ def episode(seed: int, env=None) -> dict:
     finally:
         if own:
             env.close()
+
+
+def test_an_env_not_yet_reset_pickles():
+    # Vector envs (SuperSuit, RLlib) send envs to their worker processes: until its first reset an env
+    # holds no process and no socket, and each copy starts its own bridge there.
+    env = gcb_env.parallel_env(seed=3)
+    copy = pickle.loads(pickle.dumps(env))
+    assert copy.possible_agents == env.possible_agents and copy.unwrapped._session.bridge is None
+    wrapped = pickle.loads(pickle.dumps(gcb_env.env(seed=3)))
+    assert wrapped.unwrapped._session.bridge is None
 
 
 def test_four_envs_in_four_processes():
