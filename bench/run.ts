@@ -14,10 +14,17 @@ import { mainLoopScenario } from './scenarios/main-loop.ts';
 import { metricsScenario } from './scenarios/metrics.ts';
 import { batchScenario } from './scenarios/batch.ts';
 import { fairScenario } from './scenarios/fair.ts';
+import { hostileMemoryScenario } from './scenarios/hostile-memory.ts';
 import { pettingzooScenario } from './scenarios/pettingzoo.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
-const DURATION = values.quick ? 3 : 10;
+// --quick: every row, from shorter runs (1 s, as short as a run on a fresh bridge with no warm-up
+// stays meaningful; warm-ups, rounds and fixed waits shortened where each scenario says), in about
+// 100 s on an idle 2-core machine.
+const quick = Boolean(values.quick);
+const DURATION = quick ? 1 : 10;
+/** A warm-up run before measured ones. */
+const WARM_UP = quick ? 0.5 : 2;
 const only = values.only ? new Set(values.only.split(',')) : null;
 const want = (name: string) => only === null || only.has(name);
 const TINY = new URL('../test/fixtures/tiny-game.ts', import.meta.url).pathname;
@@ -113,7 +120,7 @@ async function throughput(ref: References) {
   // (compiled code, routers, metric series) and the event history's ring (decisions §7: bounded,
   // 10,000 events by default) fills with the same mix of audit records, none of which is a leak.
   // So every run below runs once first, and a leak shows as what the measured runs add on top.
-  for (const run of Object.values(runs)) await run(2);
+  for (const run of Object.values(runs)) await run(WARM_UP);
   await bridge.request('gc');
   const warm = await bridge.request<BridgeStatsReply>('stats');
   raw.memoryWarm = warm;
@@ -178,13 +185,20 @@ async function throughput(ref: References) {
 }
 
 async function mainThread() {
+  let running = null as { bridge: BridgeProcess; slots: number } | null;
   for (const [connections, slots] of [
     [8, 8],
     [64, 8],
     [8, 64],
     [64, 64],
   ] as const) {
-    const bridge = await startBridgeProcess({ configDir: configDir({ slots }) });
+    // --quick: one bridge for both runs of a slot count (a start costs about a second). The
+    // dispatcher's cost below counts full frames only, which 8 connections never fill.
+    if (!quick || running?.slots !== slots) {
+      await running?.bridge.stop();
+      running = { bridge: await startBridgeProcess({ configDir: configDir({ slots }) }), slots };
+    }
+    const { bridge } = running;
     const result = await measure(`get_world_state c${connections} s${slots}`, () =>
       load({ url: `${bridge.url}/cmd`, connections, duration: DURATION, method: 'POST', headers: jsonAuth(bridge.token), body: cmdBody('get_world_state') }),
     );
@@ -213,8 +227,9 @@ async function mainThread() {
         note: `${stats.frames.fullFrames} full frames, max ${stats.frames.fullFrameOverheadMsMax.toFixed(3)} ms`,
       });
     }
-    await bridge.stop();
+    if (!quick) await bridge.stop();
   }
+  if (quick) await running?.bridge.stop();
 }
 
 async function post(bridge: BridgeProcess, name: string, args: unknown = {}, token = bridge.token): Promise<{ status: number; ms: number; body: any }> {
@@ -231,11 +246,15 @@ async function pulsedPower(bridge: BridgeProcess): Promise<string> {
 
 async function saturation() {
   const fps = 8;
-  const bridge = await startBridgeProcess({ configDir: configDir({ slots: 8, fps }) });
-  const powerId = await pulsedPower(bridge);
+  // --quick: a 1 s admission wait instead of the spec's 5 s (the same rule, timed as precisely), and
+  // holders that keep the slots only as long as the waits and the two loads below need, with room.
+  const waitS = quick ? 1 : 5;
   const window = Math.min(DURATION, 5);
+  const pulses = quick ? Math.ceil(fps * (waitS + 2 * window + 3)) : 200;
+  const bridge = await startBridgeProcess({ configDir: configDir({ slots: 8, fps }), ...(quick ? { timings: { admissionWaitMs: waitS * 1000 } } : {}) });
+  const powerId = await pulsedPower(bridge);
   const before = await load({ url: `${bridge.url}/capabilities`, connections: 8, duration: window, headers: auth(bridge.token) });
-  const holders = Array.from({ length: 8 }, (_, i) => post(bridge, 'invoke_power', { power_id: powerId, x: 10 + i, y: 10, pulses: 200 }));
+  const holders = Array.from({ length: 8 }, (_, i) => post(bridge, 'invoke_power', { power_id: powerId, x: 10 + i, y: 10, pulses }));
   while ((await bridge.request<BridgeStatsReply>('stats')).stats.slotsInUse < 8) await new Promise((r) => setTimeout(r, 20));
   const waits = await Promise.all(Array.from({ length: 16 }, () => post(bridge, 'get_world_state')));
   const busy = waits
@@ -247,8 +266,8 @@ async function saturation() {
     scenario: 'time to 503 BUSY while saturated (16 waiters)',
     value: median,
     unit: 's',
-    target: '5.00 s ± 0.05',
-    ok: busy.length === 16 && busy[0]! >= 4.95 && busy[busy.length - 1]! <= 5.05,
+    target: `${waitS.toFixed(2)} s ± 0.05${quick ? ' (quick: the spec says 5 s)' : ''}`,
+    ok: busy.length === 16 && busy[0]! >= waitS - 0.05 && busy[busy.length - 1]! <= waitS + 0.05,
     note: `min ${busy[0]?.toFixed(3)} / median ${median.toFixed(3)} / max ${busy[busy.length - 1]?.toFixed(3)} s`,
   });
   const during = await load({ url: `${bridge.url}/capabilities`, connections: 8, duration: window, headers: auth(bridge.token) });
@@ -291,10 +310,12 @@ async function saturation() {
 async function registry() {
   const bridge = await startBridgeProcess({ configDir: configDir({ slots: 64, fps: 8 }) });
   const powerId = await pulsedPower(bridge);
-  const jobs = Array.from({ length: 32 }, (_, i) => post(bridge, 'invoke_power', { power_id: powerId, x: 5 + i, y: 5, pulses: 40 }));
+  // Jobs of 5 s (3 s --quick at 8 fps): still running when the 33rd call comes, about 1 s after they start.
+  const pulses = quick ? 24 : 40;
+  const jobs = Array.from({ length: 32 }, (_, i) => post(bridge, 'invoke_power', { power_id: powerId, x: 5 + i, y: 5, pulses }));
   while ((await bridge.request<BridgeStatsReply>('stats')).stats.slotsInUse < 32) await new Promise((r) => setTimeout(r, 20));
   await new Promise((r) => setTimeout(r, 500)); // every job registered (a few frames at 8 fps)
-  const extra = await post(bridge, 'invoke_power', { power_id: powerId, x: 50, y: 50, pulses: 40 });
+  const extra = await post(bridge, 'invoke_power', { power_id: powerId, x: 50, y: 50, pulses });
   rows.push({
     scenario: 'the 33rd concurrent pulsed call',
     value: extra.ms,
@@ -309,7 +330,16 @@ async function registry() {
 
 async function mainThreadTimeout() {
   // 16 slots: the stalled pause holds one, and all 8 queued commands must get a slot of their own.
-  const bridge = await startBridgeProcess({ configDir: configDir({ slots: 16 }), game: TINY, counters: true, gameOptions: { stallOnPauseMs: 35_000 } });
+  // --quick: a 1 s queueing deadline behind a 2.5 s stall instead of the spec's 30 s behind 35 s.
+  const deadlineS = quick ? 1 : 30;
+  const stallMs = quick ? 2500 : 35_000;
+  const bridge = await startBridgeProcess({
+    configDir: configDir({ slots: 16 }),
+    game: TINY,
+    counters: true,
+    gameOptions: { stallOnPauseMs: stallMs },
+    ...(quick ? { timings: { queueDeadlineMs: deadlineS * 1000 } } : {}),
+  });
   const stall = post(bridge, 'pause');
   while (((await bridge.request<BridgeStatsReply>('stats')).counters?.[1] ?? 0) < 1) await new Promise((r) => setTimeout(r, 20));
   const queued = await Promise.all(Array.from({ length: 8 }, () => post(bridge, 'get_world_state')));
@@ -318,37 +348,49 @@ async function mainThreadTimeout() {
     .map((q) => q.ms / 1000)
     .sort((a, b) => a - b);
   await stall;
-  await new Promise((r) => setTimeout(r, 1000)); // frames after the stall
+  await new Promise((r) => setTimeout(r, quick ? 500 : 1000)); // frames after the stall (30 or more)
   const ran = (await bridge.request<BridgeStatsReply>('stats')).counters?.[0] ?? -1;
   const frame = 1 / FPS;
   rows.push({
     scenario: 'time to 504 for commands queued behind a 35 s stall',
     value: times[Math.floor(times.length / 2)] ?? NaN,
     unit: 's',
-    target: `30 s ± one frame (${(frame * 1000).toFixed(1)} ms); none runs later`,
-    ok: times.length === 8 && times[0]! >= 30 - frame && times[times.length - 1]! <= 30 + frame + 0.05 && ran === 0,
-    note: `min ${times[0]?.toFixed(3)} / max ${times[times.length - 1]?.toFixed(3)} s; ran afterwards: ${ran}`,
+    target: `${deadlineS} s ± one frame (${(frame * 1000).toFixed(1)} ms); none runs later`,
+    ok: times.length === 8 && times[0]! >= deadlineS - frame && times[times.length - 1]! <= deadlineS + frame + 0.05 && ran === 0,
+    note: `min ${times[0]?.toFixed(3)} / max ${times[times.length - 1]?.toFixed(3)} s; ran afterwards: ${ran}${quick ? `; quick: a ${stallMs / 1000} s stall, the spec's deadline is 30 s` : ''}`,
   });
   raw.timeout = { times, ranAfterwards: ran };
   await bridge.stop();
 }
 
 const started = Date.now();
-process.stderr.write(`bench: ${DURATION} s per run${values.quick ? ' (quick)' : ''}\n`);
+process.stderr.write(`bench: ${DURATION} s per run${quick ? ' (quick)' : ''}\n`);
+/** Each scenario's wall time, to stderr as it ends and into the results file: where a run's time goes. */
+const elapsedS: Record<string, number> = {};
+async function scenario(name: string, run: () => Promise<void>): Promise<void> {
+  const t0 = Date.now();
+  await run();
+  elapsedS[name] = Math.round((Date.now() - t0) / 100) / 10;
+  process.stderr.write(`bench: ${name} took ${elapsedS[name]} s\n`);
+}
 let ref: References | undefined;
-if (want('throughput') || want('references')) ref = await references();
-if (want('throughput') && ref) await throughput(ref);
-if (want('main-loop')) await mainLoopScenario(rows, raw, Boolean(values.quick));
-if (want('main-thread')) await mainThread();
-if (want('saturation')) await saturation();
-if (want('registry')) await registry();
-if (want('timeout')) await mainThreadTimeout();
-if (want('embed')) await embed({ rows, raw, quick: Boolean(values.quick) });
-if (want('events')) await eventsScenario(rows, raw, DURATION);
-if (want('metrics')) await metricsScenario(rows, raw, DURATION);
-if (want('batch')) await batchScenario(rows, raw, DURATION);
-if (want('fair')) await fairScenario(rows, raw, DURATION);
-if (want('pettingzoo')) await pettingzooScenario(rows, raw, DURATION);
+if (want('throughput') || want('references')) await scenario('references', async () => void (ref = await references()));
+if (want('throughput') && ref) await scenario('throughput', () => throughput(ref!));
+if (want('main-loop')) await scenario('main-loop', () => mainLoopScenario(rows, raw, quick));
+if (want('main-thread')) await scenario('main-thread', mainThread);
+if (want('saturation')) await scenario('saturation', saturation);
+if (want('registry')) await scenario('registry', registry);
+if (want('timeout')) await scenario('timeout', mainThreadTimeout);
+if (want('embed')) await scenario('embed', () => embed({ rows, raw, quick }));
+if (want('events')) await scenario('events', () => eventsScenario(rows, raw, DURATION, quick));
+if (want('metrics')) await scenario('metrics', () => metricsScenario(rows, raw, DURATION, quick));
+if (want('batch')) await scenario('batch', () => batchScenario(rows, raw, DURATION, quick));
+// At least 3 s: the polite agent runs inside the greedy window, 1 s clear of each end.
+if (want('fair')) await scenario('fair', () => fairScenario(rows, raw, Math.max(3, DURATION), quick));
+if (want('hostile-memory')) await scenario('hostile-memory', () => hostileMemoryScenario(rows, raw, quick));
+// At least 3 s: the env's bridge and first world start before the timed loop, which resets as episodes end.
+if (want('pettingzoo')) await scenario('pettingzoo', () => pettingzooScenario(rows, raw, Math.max(3, DURATION)));
+raw.elapsedS = elapsedS;
 
 const machine = {
   cpus: cpus().length,

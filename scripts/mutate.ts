@@ -38,6 +38,7 @@ export const GROUPS: readonly Group[] = [
     mutate: ['src/session/**/*.ts'],
     tests: ['test/session/session.test.ts', 'test/session/reload.test.ts', 'test/session/turns.test.ts', 'test/session/reads.test.ts'],
   },
+  { name: 'idempotency', mutate: ['src/idempotency/**/*.ts'], tests: ['test/idempotency/store.test.ts'] },
   {
     name: 'config',
     mutate: ['src/config/**/*.ts'],

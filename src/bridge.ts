@@ -92,6 +92,8 @@ export interface BridgeStats {
   events: EventStats;
   /** decisions §8: answers replayed for a repeated Idempotency-Key. */
   idempotentReplays: number;
+  /** decisions §13: what the kept answers of Idempotency-Key requests count against idempotency_budget_mb. */
+  idempotentBytes: number;
   /** What the dispatcher costs the game thread, handlers excluded (benchmarks report it). */
   frames: {
     frames: number;
@@ -267,6 +269,8 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
   // In multi-agent mode only agents.json credentials exist: the legacy token answers 401.
   const credentials = new CredentialTable(session.credentials);
   const admission = new Admission(config.Bridge.max_concurrent_requests, timings.admissionWaitMs);
+  // decisions §8 and §13: kept answers of keyed requests, on the main loop; gone with the process.
+  const idempotency = new IdempotencyStore({ budgetBytes: config.Bridge.idempotency_budget_mb * 1024 * 1024 });
   // decisions §10: agents.json changed live (polled with the kill switch's interval; SIGHUP: reloadAgents).
   const agentsWatch = liveAgents({
     configDir,
@@ -274,6 +278,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     session,
     credentials,
     admission,
+    idempotency,
     hub: events.hub,
     control: shared.control,
     maxConcurrent: config.Bridge.max_concurrent_requests,
@@ -292,8 +297,6 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     },
   });
 
-  // decisions §8: kept answers of keyed requests, on the main loop; gone with the process.
-  const idempotency = new IdempotencyStore();
   // decisions §9: the series, read from what the parts above already keep.
   const metrics =
     options.metrics === false
@@ -387,6 +390,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
       frames: frameStats(shared.stats),
       events: events.hub.stats,
       idempotentReplays: idempotency.replays,
+      idempotentBytes: idempotency.bytes,
     }),
     reloadAgents: () => agentsWatch.reload(),
     close,

@@ -41,10 +41,21 @@ export const LIMITS = Object.freeze({
   /** decisions §8: items a frame runs in all (a lone command is one), and items in one batch. */
   itemsPerFrame: 256,
   batchMaxItems: 32,
-  /** decisions §8: Idempotency-Key answers kept, and for how long; the key's length. */
-  idempotencyMaxKeys: 10_000,
+  /** decisions §8: how long an Idempotency-Key answer is kept; the key's length. */
   idempotencyTtlMs: 10 * 60_000,
   idempotencyKeyMaxLength: 255,
+  /** decisions §13: `[Bridge] idempotency_budget_mb` default and range: the kept answers' bytes, split per agent. */
+  idempotencyBudgetMbDefault: 64,
+  idempotencyBudgetMbMin: 1,
+  idempotencyBudgetMbMax: 1024,
+  /** decisions §13: a larger answer is not kept (Idempotent-Stored: false). */
+  idempotencyMaxAnswerBytes: 256 * 1024,
+  /**
+   * What a kept answer costs beyond its body: the key (up to 255 characters) with its agent id, the
+   * request's fingerprint and the bookkeeping objects, so a flood of tiny answers is bounded by bytes
+   * too. Measured on Node 20: about 365 bytes plus the key's length, so 640 covers the longest key.
+   */
+  idempotencyEntryOverheadBytes: 640,
   /** spec: per-frame job registry size. */
   jobRegistrySize: 32,
   /** decisions §3: invoke_power pulses. */
@@ -90,6 +101,13 @@ export const LIMITS = Object.freeze({
   eventHistoryDefault: 10_000,
   eventHistoryMin: 0,
   eventHistoryMax: 1_000_000,
+  /** decisions §13: the event history's bound in bytes (each kept event's JSON), beside its count. */
+  eventHistoryBytes: 64 * 1024 * 1024,
+  /** decisions §13: a `command` audit record's args summary: its JSON bytes in all, its strings, members per list or object, nesting. */
+  auditArgsMaxBytes: 2048,
+  auditStringMaxLength: 128,
+  auditMembersMax: 32,
+  auditDepthMax: 3,
   /** decisions §7: `[Bridge] max_event_streams` default and range (streams and waiting recv_events). */
   maxEventStreamsDefault: 16,
   maxEventStreamsMin: 1,

@@ -30,20 +30,57 @@ export interface LoadOptions {
   idReplacement?: boolean;
 }
 
-/** One autocannon run in its own process; bounded by `duration` (+ a grace). */
-export function load(options: LoadOptions): Promise<LoadResult> {
+/**
+ * Load generators: autocannon in processes of their own (never the loop of the server it measures),
+ * each kept for the next run, since a fresh process with tsx costs 0.5 to 1 s of start-up and a
+ * quick run makes about 80 runs. Idle ones hold nothing open, so the bench exits without closing them.
+ */
+const idleGenerators: ChildProcess[] = [];
+
+function generator(): ChildProcess {
+  const child =
+    idleGenerators.pop() ?? fork(new URL('../load.ts', import.meta.url).pathname, [], { execArgv: TSX, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  child.ref();
+  child.channel?.ref();
+  return child;
+}
+
+function release(child: ChildProcess): void {
+  child.unref();
+  child.channel?.unref();
+  idleGenerators.push(child);
+}
+
+/**
+ * One autocannon run; bounded by `duration` (+ a grace, then the generator is killed). `signal`
+ * ends it early: the answers so far are its result.
+ */
+export function load(options: LoadOptions, signal?: AbortSignal): Promise<LoadResult> {
+  const child = generator();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...TSX, new URL('../load.ts', import.meta.url).pathname, JSON.stringify(options)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), (options.duration + 30) * 1000);
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.on('exit', (code) => {
+    const stop = () => child.send({ type: 'stop' });
+    signal?.addEventListener('abort', stop, { once: true });
+    const settle = () => {
       clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`load generator exited ${code}`));
-      resolve(JSON.parse(out.trim().split('\n').pop()!) as LoadResult);
-    });
+      signal?.removeEventListener('abort', stop);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    const onMessage = (message: { type: 'result'; result: LoadResult } | { type: 'error'; message: string }) => {
+      settle();
+      release(child);
+      if (message.type === 'error') reject(new Error(`load generator: ${message.message}`));
+      else resolve(message.result);
+    };
+    const onExit = (code: number | null, signalName: NodeJS.Signals | null) => {
+      settle();
+      reject(new Error(`load generator exited ${code ?? signalName}`));
+    };
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+    child.send({ type: 'run', options });
+    if (signal?.aborted) stop();
   });
 }
 
@@ -105,6 +142,8 @@ export function startBridgeProcess(options: {
   dist?: string;
   /** startBridge's `metrics` (decisions §9); default on. */
   metrics?: boolean;
+  /** startBridge's `timings`: shorter deadlines than the spec's, for the quick run's timeout scenario. */
+  timings?: Record<string, number>;
 }): Promise<BridgeProcess> {
   return new Promise((resolve, reject) => {
     // The compiled bridge (npm run bench builds it first), as npm start runs it.
@@ -113,7 +152,8 @@ export function startBridgeProcess(options: {
       env: options.dist ? { ...process.env, GCB_BENCH_DIST: options.dist } : process.env,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    const pending: Array<(value: unknown) => void> = [];
+    const pending: Array<{ resolve: (value: unknown) => void; reject: (error: Error) => void }> = [];
+    const exited = () => child.exitCode !== null || child.signalCode !== null;
     child.on('message', (message: { type: string; url?: string; token?: string }) => {
       if (message.type === 'ready') {
         resolve({
@@ -121,23 +161,31 @@ export function startBridgeProcess(options: {
           token: message.token!,
           child,
           request: <T>(type: string) =>
-            new Promise<T>((done) => {
-              pending.push(done as (value: unknown) => void);
-              child.send({ type });
+            new Promise<T>((done, fail) => {
+              if (exited()) return fail(new Error(`the bridge has exited (${child.exitCode ?? child.signalCode})`));
+              pending.push({ resolve: done as (value: unknown) => void, reject: fail });
+              // A channel closing under a crash fails here; the exit below answers every waiter.
+              child.send({ type }, () => {});
             }),
           stop: async () => {
-            const exited = new Promise((done) => child.once('exit', done));
-            child.send({ type: 'close' });
+            // A bridge that crashed (bench/scenarios/hostile-memory.ts provokes it) is stopped already.
+            if (exited()) return;
+            const exit = new Promise((done) => child.once('exit', done));
+            child.send({ type: 'close' }, () => {});
             const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-            await exited;
+            await exit;
             clearTimeout(timer);
           },
         });
       } else {
-        pending.shift()?.(message);
+        pending.shift()?.resolve(message);
       }
     });
-    child.once('exit', (code) => reject(new Error(`bridge exited ${code}`)));
+    child.once('exit', (code, signal) => {
+      reject(new Error(`bridge exited ${code ?? signal}`));
+      // Whoever waits for an answer gets the crash instead of waiting forever.
+      for (const waiter of pending.splice(0)) waiter.reject(new Error(`the bridge exited (${code ?? signal})`));
+    });
   });
 }
 

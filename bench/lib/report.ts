@@ -47,7 +47,7 @@ export function formatTable(rows: Row[]): string {
  * Hand-written sections of docs/benchmarks.md (a `## ` heading listed here, up to the next `## `
  * or the end): the generated part above them is rewritten, they are carried over as they are.
  */
-export const KEPT_SECTIONS = ["## Where a request's time goes"];
+export const KEPT_SECTIONS = ['## Running it, and what the rows measure', "## Where a request's time goes"];
 
 /** The kept sections of an existing report, in their order, each ending with one newline. */
 export function keptSections(text: string): string[] {

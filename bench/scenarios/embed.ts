@@ -32,7 +32,7 @@ async function importCost(specifier: string): Promise<ImportCost> {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export async function embed({ rows, raw, quick }: { rows: Row[]; raw: Record<string, unknown>; quick: boolean }): Promise<void> {
-  const runs = quick ? 5 : 11;
+  const runs = quick ? 3 : 11;
   const light: ImportCost[] = [];
   const full: ImportCost[] = [];
   // Interleaved, so both see the same machine load.

@@ -97,21 +97,21 @@ async function stats(bridge: BridgeProcess): Promise<BridgeStatsReply & { stats:
   return bridge.request('stats');
 }
 
-export async function eventsScenario(rows: Row[], raw: Record<string, unknown>, duration: number): Promise<void> {
+export async function eventsScenario(rows: Row[], raw: Record<string, unknown>, duration: number, quick = false): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'gcb-bench-events-'));
   writeFileSync(join(dir, 'bridge.toml'), `[Bridge]\ntoken = "${TOKEN}"\nmax_concurrent_requests = ${SLOTS}\nmax_event_streams = 32\n[Game]\nfps = ${FPS}\n`);
   const bridge = await startBridgeProcess({ configDir: dir, game: EVENT_GAME, gameOptions: { eventsPerSecond: RATE } });
   const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
   const body = JSON.stringify({ name: 'get_world_state', args: {} });
   const model = SLOTS * FPS;
-  const command = () => load({ url: `${bridge.url}/cmd`, connections: SLOTS, duration, method: 'POST', headers, body });
+  const command = (seconds = duration) => load({ url: `${bridge.url}/cmd`, connections: SLOTS, duration: seconds, method: 'POST', headers, body });
 
   // Reference in the same run: the same load with the same 5,000 events/s produced, no subscriber.
-  await command(); // warm-up
+  await command(quick ? 0.5 : duration); // warm-up
   const alone = await command();
 
   const subscribers = await Promise.all(Array.from({ length: SUBSCRIBERS }, () => subscribe(bridge.url, '/events?kinds=ping')));
-  await sleep(1000);
+  await sleep(quick ? 500 : 1000);
   for (const sub of subscribers) sub.recording = true;
   const counts0 = subscribers.map((s) => s.count);
   // The reference for the stalled subscriber's memory: RSS growth under this same load without it.

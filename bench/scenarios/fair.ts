@@ -52,7 +52,7 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-export async function fairScenario(rows: Row[], raw: Record<string, unknown>, duration: number): Promise<void> {
+export async function fairScenario(rows: Row[], raw: Record<string, unknown>, duration: number, quick = false): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'gcb-bench-fair-'));
   writeFileSync(join(dir, 'bridge.toml'), `[Bridge]\ntoken = "${'f'.repeat(48)}"\nmax_concurrent_requests = ${SLOTS}\n[Game]\nfps = ${FPS}\n`);
   writeFileSync(
@@ -76,7 +76,7 @@ export async function fairScenario(rows: Row[], raw: Record<string, unknown>, du
     });
 
   await politeLoop(bridge.url, POLITE, 1000); // warm-up
-  const unloaded = await politeLoop(bridge.url, POLITE, Math.min(duration, 5) * 1000);
+  const unloaded = await politeLoop(bridge.url, POLITE, (quick ? 1 : Math.min(duration, 5)) * 1000);
   const greedyRun = greedyLoad();
   // The polite agent runs inside the greedy window, clear of its ramp-up and end.
   await new Promise((resolve) => setTimeout(resolve, 1000));

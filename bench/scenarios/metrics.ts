@@ -33,15 +33,20 @@ function run(bridge: BridgeProcess, what: 'health' | 'frame', duration: number):
   });
 }
 
-export async function metricsScenario(rows: Row[], raw: Record<string, unknown>, duration: number): Promise<void> {
-  const on = await startBridgeProcess({ configDir: configDir(), metrics: true });
-  const off = await startBridgeProcess({ configDir: configDir(), metrics: false });
+export async function metricsScenario(rows: Row[], raw: Record<string, unknown>, duration: number, quick = false): Promise<void> {
+  // --quick: half-second runs, for warm-ups and rounds alike.
+  const runS = quick ? 0.5 : 2;
+  // Started side by side, to wait for one start instead of two: nothing is measured until both are up.
+  const [on, off] = await Promise.all([
+    startBridgeProcess({ configDir: configDir(), metrics: true }),
+    startBridgeProcess({ configDir: configDir(), metrics: false }),
+  ]);
   const results: Record<string, LoadResult[]> = {};
   try {
     // Warm both (compiled code, routers, label children) before anything counts.
     for (const bridge of [on, off]) {
-      await run(bridge, 'health', 2);
-      await run(bridge, 'frame', 2);
+      await run(bridge, 'health', runS);
+      await run(bridge, 'frame', runS);
     }
     const rounds = Math.max(2, Math.round(duration / 2.5));
     for (const what of ['health', 'frame'] as const) {
@@ -57,7 +62,7 @@ export async function metricsScenario(rows: Row[], raw: Record<string, unknown>,
                 ['off', off],
               ] as const);
         for (const [side, bridge] of order) {
-          const result = await run(bridge, what, 2);
+          const result = await run(bridge, what, runS);
           (results[`${what} ${side}`] ??= []).push(result);
           process.stderr.write(`  metrics ${side}, ${what}: ${result.rps.toFixed(0)} req/s, p99 ${result.p99} ms\n`);
         }
@@ -82,7 +87,7 @@ export async function metricsScenario(rows: Row[], raw: Record<string, unknown>,
         ratio: a.rps / b.rps,
         target: '≥ 0.97× metrics off',
         ok: a.rps / b.rps >= 0.97,
-        note: `off: ${b.rps.toFixed(0)} req/s, p99 ${b.p99} ms; medians of ${results[`${what} on`]!.length} alternating 2 s runs`,
+        note: `off: ${b.rps.toFixed(0)} req/s, p99 ${b.p99} ms; medians of ${results[`${what} on`]!.length} alternating ${runS} s runs`,
       });
     }
     // A scrape while the bridge is loaded: what a Prometheus server asking every 15 s costs.

@@ -1,6 +1,6 @@
 // The bridge under test, in its own process, from the compiled build (dist/, what npm start runs):
 // plain JavaScript, so no tsx loader inflates its memory. argv[2]: JSON { configDir, game?, counters?,
-// gameOptions?, metrics? }. IPC: 'stats' → { stats, rss, heap, counters }, 'gc' → after a full GC, 'close' → exits,
+// gameOptions?, metrics?, timings? }. IPC: 'stats' → { stats, rss, heap, counters }, 'gc' → after a full GC, 'close' → exits,
 // 'profile-start' / 'profile-stop' → the main thread's CPU profile between them (bench/profile.ts).
 import { Session } from 'node:inspector/promises';
 import { pathToFileURL } from 'node:url';
@@ -19,6 +19,7 @@ const bridge = await startBridge({
   gameOptions: { ...options.gameOptions, ...(counters ? { counters } : {}) },
   logDestination: { write: () => true },
   ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+  ...(options.timings ? { timings: options.timings } : {}),
 });
 process.send({ type: 'ready', url: bridge.url, token: bridge.token });
 // The bench that started this bridge is gone (it crashed or was killed): so is the bridge, rather

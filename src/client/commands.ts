@@ -82,8 +82,9 @@ export type CommandResult<N extends CommandName> = Static<Catalogue[N]['result']
 export type ArgsOptional<N extends CommandName> = {} extends CommandArgs<N> ? true : false;
 
 /**
- * decisions §8: the action and control commands, which the client sends with an Idempotency-Key
- * (a value, the one runtime thing here; test/client/batch.test.ts holds it to the catalogue).
+ * decisions §8 and §13: the commands whose answers the bridge keeps (actions, controls,
+ * send_message and turn_advance), which the client sends with an Idempotency-Key (a value, the one
+ * runtime thing here; test/client/batch.test.ts holds it to the catalogue).
  */
 export const KEYED_COMMANDS: ReadonlySet<string> = new Set<CommandName>([
   'invoke_power',
@@ -97,6 +98,8 @@ export const KEYED_COMMANDS: ReadonlySet<string> = new Set<CommandName>([
   'generate_world',
   'save_world',
   'load_world',
+  'send_message',
+  'turn_advance',
 ]);
 
 /** decisions §8: the commands a batch may hold (not meta, bus, world loading or saving, screenshot, recv_events, batch). */

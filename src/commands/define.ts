@@ -84,6 +84,11 @@ export interface CommandDef<S extends TObject = TObject, R extends TSchema = TSc
   requiresMainThread: boolean;
   /** decisions §4: gated by the turn in turn-based sessions. Default: categories action and control. */
   turnGated?: boolean;
+  /**
+   * decisions §13: whether the answer of a keyed request is kept for its retries: only commands that
+   * change something. Default: categories action and control.
+   */
+  keepsAnswer?: boolean;
   /** Main-thread commands: the frame step. May return a promise settled by later frames (pulses). */
   frame?: (env: FrameEnv<Static<S>>) => unknown;
   /** Frame phases a pool command queues by name (generate_world's world swap). */
@@ -122,6 +127,11 @@ export interface CommandDef<S extends TObject = TObject, R extends TSchema = TSc
 /** Identity with inference; fills the defaults every command shares. */
 export function defineCommand<S extends TObject, R extends TSchema>(def: CommandDef<S, R>): CommandDef<S, R> {
   return { ...def, turnGated: def.turnGated ?? (def.category === 'action' || def.category === 'control') };
+}
+
+/** decisions §13: whether a keyed request of this command keeps its answer (a read or meta command simply runs again). */
+export function keepsAnswer(def: CommandDef): boolean {
+  return def.keepsAnswer ?? (def.category === 'action' || def.category === 'control');
 }
 
 /** Args of a command that takes none: `{}` only. */

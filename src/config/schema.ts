@@ -15,6 +15,11 @@ export const BridgeSection = Type.Object(
     max_body_bytes: Type.Integer({ minimum: 1024, maximum: LIMITS.maxBodyBytesMax, default: LIMITS.maxBodyBytesDefault }),
     event_history: Type.Integer({ minimum: LIMITS.eventHistoryMin, maximum: LIMITS.eventHistoryMax, default: LIMITS.eventHistoryDefault }),
     max_event_streams: Type.Integer({ minimum: LIMITS.maxEventStreamsMin, maximum: LIMITS.maxEventStreamsMax, default: LIMITS.maxEventStreamsDefault }),
+    idempotency_budget_mb: Type.Integer({
+      minimum: LIMITS.idempotencyBudgetMbMin,
+      maximum: LIMITS.idempotencyBudgetMbMax,
+      default: LIMITS.idempotencyBudgetMbDefault,
+    }),
   },
   { default: {} },
 );

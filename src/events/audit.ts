@@ -1,41 +1,201 @@
-// decisions §7: `command` events, an audit record per POST /cmd answer. Its args are the client's:
-// they must carry no secret and nothing huge, so long strings (bytes_b64, message content),
-// secret-looking keys, deep nesting and long lists are cut before the record is kept.
+// decisions §7 and §13: `command` events, an audit record per POST /cmd answer. The record tells
+// who ran what and how it went, not the client's data: its args are a summary of at most 2 KiB
+// whatever was sent, with secret-looking keys redacted, and a message's content never in it. A
+// refused request is no record at all, so a flood of refusals cannot push world events out of the
+// history (the request log and gcb_requests_total still count it).
+import { LIMITS } from '../limits.ts';
 
-const MAX_STRING = 128;
-const MAX_ITEMS = 16;
-const MAX_KEYS = 32;
-const MAX_DEPTH = 4;
 const SECRET_KEY = /token|secret|password|passwd|authorization|api[_-]?key|cookie/i;
+const REDACTED = '<redacted>';
+/** What stands for a cut: the end of a cut string, or a list or object nested too deep. */
+const CUT = '…';
+const KEY_MAX_LENGTH = 64;
+/** The rest of a summary as JSON, at its largest: `{"args":` `,"truncated":true,"args_bytes":` 16 digits `}`. */
+const SUMMARY_FRAME_BYTES = 8 + 17 + 14 + 16 + 1;
 
-export function sanitizeArgs(args: unknown): unknown {
-  return clean(args, 0);
+/**
+ * The statuses of a refusal: credential, body, name, args, permission, turn, admission, kill
+ * switch. Nearly all are decided before the game; a 400 or 403 the game thread or the session
+ * gives (a tile out of bounds, a broadcast without the permission) is a refusal too, and changed
+ * nothing either.
+ */
+const REFUSAL_STATUSES: ReadonlySet<number> = new Set([400, 401, 403, 404, 409, 503]);
+
+/** Whether an answer gets a `command` record: what ran (200), and what failed in running (422, 500, 504), not a refusal. */
+export function isAudited(status: number): boolean {
+  return !REFUSAL_STATUSES.has(status);
 }
 
-function clean(value: unknown, depth: number): unknown {
-  if (typeof value === 'string') return value.length > MAX_STRING ? `<${value.length} characters elided>` : value;
-  if (value === null || typeof value !== 'object') return typeof value === 'number' || typeof value === 'boolean' ? value : null;
-  if (depth >= MAX_DEPTH) return '<nested value elided>';
-  if (Array.isArray(value)) {
-    const items = value.slice(0, MAX_ITEMS).map((item) => clean(item, depth + 1));
-    if (value.length > MAX_ITEMS) items.push(`<${value.length - MAX_ITEMS} more items elided>`);
-    return items;
+/** A `command` record's args: the summary, and, when anything was cut, `truncated` and the args' size. */
+export interface ArgsSummary {
+  args: unknown;
+  truncated?: true;
+  /** UTF-8 bytes of the args as JSON (the args as sent, whitespace aside); only when truncated. */
+  args_bytes?: number;
+}
+
+/**
+ * The summary of a command's args: with `truncated` and `args_bytes`, JSON of at most
+ * LIMITS.auditArgsMaxBytes bytes, strings cut at
+ * LIMITS.auditStringMaxLength characters, at most LIMITS.auditMembersMax members per list or
+ * object, LIMITS.auditDepthMax levels of nesting. Every cut string is a copy, so the summary holds
+ * nothing of the request's body. `send_message` keeps `to`, `kind` and the content's size only.
+ */
+export function summarizeArgs(name: string | null, args: unknown): ArgsSummary {
+  const cut = { truncated: false };
+  const kept = name === 'send_message' && isObject(args) ? messageArgs(args) : args;
+  const piece = summarize(kept, 0, LIMITS.auditArgsMaxBytes - SUMMARY_FRAME_BYTES, cut);
+  const summary: ArgsSummary = { args: piece ? piece.value : null };
+  if (cut.truncated || !piece) {
+    summary.truncated = true;
+    summary.args_bytes = jsonBytes(args);
   }
-  // No prototype: a client's `__proto__` key stays a plain key.
-  const out = Object.create(null) as Record<string, unknown>;
-  let keys = 0;
-  for (const key of Object.keys(value)) {
-    if (keys++ === MAX_KEYS) {
-      out['…'] = '<more keys elided>';
-      break;
-    }
-    const shownKey = key.length > 64 ? `${key.slice(0, 64)}…` : key;
-    out[shownKey] = SECRET_KEY.test(key) ? '<redacted>' : clean((value as Record<string, unknown>)[key], depth + 1);
-  }
-  return out;
+  return summary;
 }
 
 /** A command name as the client sent it, bounded (an unknown name is whatever the client sent). */
 export function shownName(name: string): string {
-  return name.length > 64 ? `${name.slice(0, 64)}…` : name;
+  return name.length > KEY_MAX_LENGTH ? cutString(name, KEY_MAX_LENGTH) : name;
+}
+
+/** decisions §13: never a message's content in a record: who it went to, its kind, its size. */
+function messageArgs(args: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (Object.hasOwn(args, 'to')) out.to = args.to;
+  if (Object.hasOwn(args, 'kind')) out.kind = args.kind;
+  if (typeof args.content === 'string') out.content_bytes = Buffer.byteLength(args.content);
+  return out;
+}
+
+interface Piece {
+  value: unknown;
+  /** UTF-8 bytes of JSON.stringify(value). */
+  bytes: number;
+}
+
+/**
+ * `value` summarised in at most `room` bytes of JSON, or null when not even its cut form fits.
+ * Members are added while they fit; the first that does not ends its list or object (truncated).
+ */
+function summarize(value: unknown, depth: number, room: number, cut: { truncated: boolean }): Piece | null {
+  let piece: Piece;
+  if (typeof value === 'string') {
+    let text = value;
+    if (text.length > LIMITS.auditStringMaxLength) {
+      cut.truncated = true;
+      text = cutString(text, LIMITS.auditStringMaxLength);
+    }
+    piece = { value: text, bytes: stringBytes(text) };
+  } else if (typeof value === 'number') {
+    piece = { value, bytes: JSON.stringify(value).length };
+  } else if (typeof value === 'boolean') {
+    piece = { value, bytes: value ? 4 : 5 };
+  } else if (value === null || typeof value !== 'object') {
+    // Nothing else comes out of JSON.parse; anything else is shown as JSON would show it in a list.
+    piece = { value: null, bytes: 4 };
+  } else if (depth >= LIMITS.auditDepthMax) {
+    cut.truncated = true;
+    piece = { value: CUT, bytes: stringBytes(CUT) };
+  } else if (Array.isArray(value)) {
+    return summarizeList(value, depth, room, cut);
+  } else {
+    return summarizeObject(value as Record<string, unknown>, depth, room, cut);
+  }
+  return piece.bytes <= room ? piece : null;
+}
+
+function summarizeList(list: readonly unknown[], depth: number, room: number, cut: { truncated: boolean }): Piece | null {
+  let bytes = 2; // []
+  if (bytes > room) return null;
+  const out: unknown[] = [];
+  const count = Math.min(list.length, LIMITS.auditMembersMax);
+  if (list.length > count) cut.truncated = true;
+  for (let i = 0; i < count; i++) {
+    const comma = out.length > 0 ? 1 : 0;
+    const item = summarize(list[i], depth + 1, room - bytes - comma, cut);
+    if (item === null) {
+      cut.truncated = true;
+      break;
+    }
+    out.push(item.value);
+    bytes += comma + item.bytes;
+  }
+  return { value: out, bytes };
+}
+
+function summarizeObject(object: Record<string, unknown>, depth: number, room: number, cut: { truncated: boolean }): Piece | null {
+  let bytes = 2; // {}
+  if (bytes > room) return null;
+  // No prototype: a client's `__proto__` key stays a plain key.
+  const out = Object.create(null) as Record<string, unknown>;
+  let members = 0;
+  for (const key in object) {
+    // What JSON leaves out of an object (never in parsed args) is left out here too.
+    if (!Object.hasOwn(object, key) || isUnserialisable(object[key])) continue;
+    if (members === LIMITS.auditMembersMax) {
+      cut.truncated = true;
+      break;
+    }
+    let shownKey = key;
+    if (key.length > KEY_MAX_LENGTH) {
+      cut.truncated = true;
+      shownKey = cutString(key, KEY_MAX_LENGTH);
+    }
+    // Two long keys cut to the same text: the second is left out.
+    if (Object.hasOwn(out, shownKey)) {
+      cut.truncated = true;
+      continue;
+    }
+    const comma = members > 0 ? 1 : 0;
+    const keyBytes = stringBytes(shownKey) + 1; // "key":
+    const left = room - bytes - comma - keyBytes;
+    const member = SECRET_KEY.test(key) ? { value: REDACTED, bytes: stringBytes(REDACTED) } : summarize(object[key], depth + 1, left, cut);
+    if (member === null || member.bytes > left) {
+      cut.truncated = true;
+      break;
+    }
+    out[shownKey] = member.value;
+    bytes += comma + keyBytes + member.bytes;
+    members++;
+  }
+  return { value: out, bytes };
+}
+
+/**
+ * `text` cut to `max` characters, the last one `…`, never inside a surrogate pair, as a string of
+ * its own. A cut made with `slice` may share the whole string it was cut from (a V8 sliced
+ * string), and a string joined from pieces keeps them: either would keep a 1 MB argument alive as
+ * long as the record. A round trip through UTF-16 bytes is exact and makes a fresh, flat string.
+ * (What is kept whole needs no copy: JSON.parse makes every string it returns anew.)
+ */
+function cutString(text: string, max: number): string {
+  let end = max - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return Buffer.from(text.slice(0, end) + CUT, 'utf16le').toString('utf16le');
+}
+
+/** Printable ASCII but `"` and `\`: JSON writes it as it is. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+function stringBytes(text: string): number {
+  return PLAIN.test(text) ? text.length + 2 : Buffer.byteLength(JSON.stringify(text));
+}
+
+/** UTF-8 bytes of `value` as JSON; 0 for what JSON cannot hold. */
+function jsonBytes(value: unknown): number {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? 0 : Buffer.byteLength(text);
+  } catch {
+    return 0;
+  }
+}
+
+function isUnserialisable(value: unknown): boolean {
+  return value === undefined || typeof value === 'function' || typeof value === 'symbol';
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,7 @@
 // decisions §7: one event, `{ seq, kind, tick, at_utc, kingdom_ids, ...fields }`. Kept once on the
 // main loop; its JSON and its SSE frame are built the first time someone needs them, once, and
-// shared by every subscriber and every recv_events that returns it.
+// shared by every subscriber and every recv_events that returns it. The history builds the JSON as
+// it keeps the event (decisions §13: it counts the bytes it keeps).
 import type { CallerContext } from '../shared/caller.ts';
 import { fogClaim, type Audienced, type Restriction } from './audience.ts';
 
@@ -25,6 +26,7 @@ export class StoredEvent implements Audienced {
   /** Fields the fog form cuts (the game's eventFog for this kind). */
   readonly #fogHides: ReadonlySet<string> | null;
   #json: string | undefined;
+  #bytes: number | undefined;
   #frame: Uint8Array | undefined;
   /** Fog forms by claim, built the first time a fogged caller with that claim gets the event. */
   #fogged: Map<number, View> | undefined;
@@ -108,8 +110,15 @@ export class StoredEvent implements Audienced {
           unserialisable: true,
         });
       }
+      this.#fields = undefined;
     }
     return this.#json;
+  }
+
+  /** UTF-8 bytes of the event's JSON: what the history counts against its byte bound. */
+  get bytes(): number {
+    this.#bytes ??= Buffer.byteLength(this.json);
+    return this.#bytes;
   }
 
   /** The SSE frame: `id:` the seq, `event:` the kind, `data:` the JSON (one line: JSON.stringify escapes newlines). */

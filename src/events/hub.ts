@@ -100,6 +100,8 @@ export class EventHub {
 
   constructor(options: {
     history: number;
+    /** decisions §13: the history's bound in bytes (default LIMITS.eventHistoryBytes). */
+    historyBytes?: number;
     maxStreams: number;
     multiAgent: boolean;
     /** The world tick now (shared memory), for the main loop's own events. */
@@ -109,7 +111,7 @@ export class EventHub {
     /** Every kind known (the bridge's and the game's); set again once the game's are known. */
     kinds?: readonly string[];
   }) {
-    this.#ring = new EventRing(options.history);
+    this.#ring = new EventRing(options.history, options.historyBytes ?? LIMITS.eventHistoryBytes);
     this.slots = new StreamSlots(options.maxStreams, options.multiAgent);
     this.#tick = options.tick;
     this.#keepAliveMs = options.keepAliveMs;

@@ -7,7 +7,7 @@ import type { Outcome } from '../errors/bridge-error.ts';
 import type { Env } from '../http/context.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
-import { sanitizeArgs, shownName } from './audit.ts';
+import { isAudited, shownName, summarizeArgs } from './audit.ts';
 import { allKinds, checkDeclaredKinds, checkEventFog } from './kinds.ts';
 import { EventHub, type RecvArgs } from './hub.ts';
 import { watchObjectives, type ObjectiveWatch } from './objectives.ts';
@@ -20,7 +20,7 @@ export interface EventLayer {
   readonly hub: EventHub;
   /** GET /events, mounted with app.route(). */
   readonly routes: Hono<Env>;
-  /** POST /cmd middleware: a `command` audit event per answer. */
+  /** POST /cmd middleware: a `command` audit event per answer but refusals. */
   readonly audit: MiddlewareHandler<Env>;
   /**
    * The game's declared kinds (its `eventKinds`) and their fog (its `eventFog`): checked, warned
@@ -58,13 +58,15 @@ export function createEvents(options: { history: number; maxStreams: number; mul
     // recv_events is not audited: a long-poll that saw its own audit record would never wait.
     if (request?.name === 'recv_events') return;
     const line = c.get('line');
+    // decisions §13: a refusal is counted and logged, and is no event.
+    if (!isAudited(line.status)) return;
     const caller = c.get('caller');
     hub.emit(
       'command',
       {
         agent: caller.agentId,
         name: request ? shownName(request.name) : null,
-        args: request ? sanitizeArgs(request.args) : null,
+        ...(request ? summarizeArgs(request.name, request.args) : { args: null }),
         ok: line.status === 200,
         code: line.code,
         status: line.status,

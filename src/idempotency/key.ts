@@ -7,7 +7,7 @@ const KEY = /^[\x21-\x7e]+$/;
 
 /** Why `key` is not a usable Idempotency-Key, or null. */
 export function keyProblem(key: string): string | null {
-  if (key.length === 0 || key.length > LIMITS.idempotencyKeyMaxLength || !KEY.test(key)) {
+  if (key.length > LIMITS.idempotencyKeyMaxLength || !KEY.test(key)) {
     const shown = key.length > 64 ? `${key.length} characters` : `'${key.replace(/[^\x20-\x7e]/g, '?')}'`;
     return `Idempotency-Key must be 1 to ${LIMITS.idempotencyKeyMaxLength} printable ASCII characters without spaces (got ${shown}); a UUID is a good key`;
   }
@@ -26,6 +26,10 @@ export function fingerprint(name: string, args: unknown): string {
 
 function sortedMembers(_key: string, value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  // Object.fromEntries defines each member as its own, `__proto__` included.
-  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  // Object.fromEntries defines each member as its own, `__proto__` included (a JSON `__proto__` member is an own one too).
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, (value as Record<string, unknown>)[key]]),
+  );
 }

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CappedSlots, isRefusal } from '../admission/capped-slots.ts';
+import { CappedSlots, isRefusal, type Taker } from '../admission/capped-slots.ts';
 import { presentedToken, sha256 } from '../auth/credentials.ts';
 import { createHostCheck, originAllowed } from '../auth/host-origin.ts';
 import { BridgeClient, type ClientOptions } from '../client/client.ts';
@@ -56,16 +56,10 @@ interface Session {
 }
 
 export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHttpHandle> {
-  const prefix = options.prefix ?? DEFAULT_TOOL_PREFIX;
   const log = options.log ?? ((line: string) => void process.stderr.write(`gcb mcp: ${line}\n`));
-  const maxSessions = options.maxSessions ?? 64;
   const idleTimeoutMs = options.idleTimeoutMs ?? 3_600_000;
-  const maxInitBytes = options.maxInitBytes ?? 1024 * 1024;
   const sessions = new Map<string, Session>();
-  // Sessions counted the moment their check passes (opening or open), in all, per agent and for
-  // agents without read_all, so parallel initialize requests cannot all pass a check made before an
-  // await.
-  const slots = new CappedSlots(maxSessions, { noun: 'MCP sessions', cap: 'gcb mcp --http', freeOne: `close one (DELETE ${MCP_PATH})` });
+  const openSession = sessionOpener(options, sessions, log);
   let port = options.port ?? DEFAULT_MCP_PORT;
   const hostAllowed = createHostCheck(() => port);
 
@@ -82,15 +76,55 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
       return reject(res, 401, 'send the bridge token as Authorization: Bearer <token> (`gcb token` prints it)', { 'www-authenticate': 'Bearer' });
     }
     const sessionId = header(req, 'mcp-session-id');
-    if (sessionId !== undefined) {
-      const session = sessions.get(sessionId);
-      if (!session) return reject(res, 404, 'session not found: start a new one with initialize', undefined, -32001);
-      if (!timingSafeEqual(session.digest, sha256(token)))
-        return reject(res, 401, 'this session was opened with another token', { 'www-authenticate': 'Bearer' });
-      session.lastActive = Date.now();
-      await session.transport.handleRequest(req, res);
-      return;
-    }
+    if (sessionId === undefined) return openSession(req, res, token);
+    const session = sessions.get(sessionId);
+    if (!session) return reject(res, 404, 'session not found: start a new one with initialize', undefined, -32001);
+    if (!timingSafeEqual(session.digest, sha256(token)))
+      return reject(res, 401, 'this session was opened with another token', { 'www-authenticate': 'Bearer' });
+    session.lastActive = Date.now();
+    await session.transport.handleRequest(req, res);
+  };
+
+  const http: HttpServer = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      log(`request failed: ${(err as Error).message}`);
+      if (!res.headersSent) reject(res, 500, 'internal error', undefined, -32603);
+      else res.end();
+    });
+  });
+  port = await listenOnLoopback(http, port);
+  const reaper = startReaper(sessions, idleTimeoutMs);
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}${MCP_PATH}`,
+    port,
+    sessionCount: () => sessions.size,
+    close: () => {
+      closing ??= (async () => {
+        clearInterval(reaper);
+        const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+        await Promise.all([...sessions.values()].map((session) => session.server.close().catch(() => undefined)));
+        http.closeAllConnections();
+        await closed;
+      })();
+      return closing;
+    },
+  };
+}
+
+type Opener = (req: IncomingMessage, res: ServerResponse, token: string) => Promise<void>;
+
+/** The initialize path: a request without Mcp-Session-Id that may become a session bound to its token. */
+function sessionOpener(options: McpHttpOptions, sessions: Map<string, Session>, log: (line: string) => void): Opener {
+  const prefix = options.prefix ?? DEFAULT_TOOL_PREFIX;
+  const maxInitBytes = options.maxInitBytes ?? 1024 * 1024;
+  // Sessions counted the moment their check passes (opening or open), in all, per agent and for
+  // agents without read_all, so parallel initialize requests cannot all pass a check made before an
+  // await.
+  const slots = new CappedSlots(options.maxSessions ?? 64, { noun: 'MCP sessions', cap: 'gcb mcp --http', freeOne: `close one (DELETE ${MCP_PATH})` });
+
+  return async (req, res, token) => {
     if (req.method !== 'POST') return reject(res, 400, 'no Mcp-Session-Id: a session starts with a POST of initialize');
     const body = await readJson(req, maxInitBytes);
     if (body instanceof Error) return reject(res, body.message.startsWith('body over') ? 413 : 400, body.message, undefined, -32700);
@@ -99,34 +133,15 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     const full = slots.whenFull();
     if (full) return busy(full.message);
 
-    // The session's own token reads /capabilities: it proves the token before the session exists,
-    // and the tool list is the one this bridge serves now. /health says whether the bridge is in
-    // multi-agent mode, where one agent gets at most half of the sessions; whoami names the agent
-    // (all its tokens share its half) and whether it holds read_all (the kept quarter).
     const client = new BridgeClient({ ...options.clientOptions, url: options.bridgeUrl, token });
     const digest = sha256(token);
-    let capabilities: Awaited<ReturnType<BridgeClient['capabilities']>>;
-    let multiAgent: boolean;
-    let taker: { agentId: string; readAll: boolean };
-    try {
-      capabilities = await client.capabilities();
-      const [health, who] = await Promise.all([client.health(), whoami(client)]);
-      multiAgent = health.multi_agent;
-      // While the kill switch is off POST /cmd answers DISABLED: the token then stands for its agent,
-      // and only legacy mode's one credential, which holds every permission, counts as read_all, so
-      // the kept quarter is never handed out on a guess.
-      taker = who ?? { agentId: `token ${digest.toString('hex')}`, readAll: !multiAgent };
-    } catch (err) {
-      if (err instanceof BridgeCallError && err.code === 'UNAUTHORIZED')
-        return reject(res, 401, 'the bridge refused this token', { 'www-authenticate': 'Bearer' });
-      if (err instanceof BridgeCallError || err instanceof BridgeConnectionError) return reject(res, 502, err.message);
-      throw err;
-    }
+    const known = await identify(client, digest);
+    if (known instanceof Refusal) return reject(res, known.status, known.message, known.headers);
     // No await from this check to the count it makes (decisions §10).
-    const lease = slots.take({ ...taker, multiAgent });
+    const lease = slots.take(known.taker);
     if (isRefusal(lease)) return busy(lease.message);
 
-    const server = createMcpServer({ client, capabilities, prefix });
+    const server = createMcpServer({ client, capabilities: known.capabilities, prefix });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
@@ -147,14 +162,45 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
       if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) lease.release();
     }
   };
+}
 
-  const http: HttpServer = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      log(`request failed: ${(err as Error).message}`);
-      if (!res.headersSent) reject(res, 500, 'internal error', undefined, -32603);
-      else res.end();
-    });
-  });
+/** An answer that refuses the initialize request. */
+class Refusal {
+  constructor(
+    readonly status: number,
+    readonly message: string,
+    readonly headers?: Record<string, string>,
+  ) {}
+}
+
+type Capabilities = Awaited<ReturnType<BridgeClient['capabilities']>>;
+
+/**
+ * The session's own token reads /capabilities: it proves the token before the session exists, and
+ * the tool list is the one this bridge serves now. /health says whether the bridge is in
+ * multi-agent mode, where one agent gets at most half of the sessions; whoami names the agent (all
+ * its tokens share its half) and whether it holds read_all (the kept quarter).
+ */
+async function identify(client: BridgeClient, digest: Buffer): Promise<{ capabilities: Capabilities; taker: Taker } | Refusal> {
+  try {
+    const capabilities = await client.capabilities();
+    const [health, who] = await Promise.all([client.health(), whoami(client)]);
+    const multiAgent = health.multi_agent;
+    // While the kill switch is off POST /cmd answers DISABLED: the token then stands for its agent,
+    // and only legacy mode's one credential, which holds every permission, counts as read_all, so
+    // the kept quarter is never handed out on a guess.
+    const taker = who ?? { agentId: `token ${digest.toString('hex')}`, readAll: !multiAgent };
+    return { capabilities, taker: { ...taker, multiAgent } };
+  } catch (err) {
+    if (err instanceof BridgeCallError && err.code === 'UNAUTHORIZED')
+      return new Refusal(401, 'the bridge refused this token', { 'www-authenticate': 'Bearer' });
+    if (err instanceof BridgeCallError || err instanceof BridgeConnectionError) return new Refusal(502, err.message);
+    throw err;
+  }
+}
+
+/** Listens on 127.0.0.1 (port 0 picks a free one) and returns the port it got. */
+async function listenOnLoopback(http: HttpServer, port: number): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(port, '127.0.0.1', () => {
@@ -162,8 +208,11 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
       resolve();
     });
   });
-  port = (http.address() as { port: number }).port;
+  return (http.address() as { port: number }).port;
+}
 
+/** Closes sessions idle for longer than idleTimeoutMs. */
+function startReaper(sessions: ReadonlyMap<string, Session>, idleTimeoutMs: number): NodeJS.Timeout {
   const reaper = setInterval(
     () => {
       const now = Date.now();
@@ -172,23 +221,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     Math.min(60_000, idleTimeoutMs),
   );
   reaper.unref();
-
-  let closing: Promise<void> | undefined;
-  return {
-    url: `http://127.0.0.1:${port}${MCP_PATH}`,
-    port,
-    sessionCount: () => sessions.size,
-    close: () => {
-      closing ??= (async () => {
-        clearInterval(reaper);
-        const closed = new Promise<void>((resolve) => http.close(() => resolve()));
-        await Promise.all([...sessions.values()].map((session) => session.server.close().catch(() => undefined)));
-        http.closeAllConnections();
-        await closed;
-      })();
-      return closing;
-    },
-  };
+  return reaper;
 }
 
 /** The token's agent and whether it holds read_all; null while the bridge is disabled. */

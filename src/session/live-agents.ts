@@ -1,11 +1,13 @@
 // decisions §10: agents.json changed while the bridge runs. The watcher (config/agents-watch.ts)
 // finds a new file; this applies it everywhere a credential counts: the session (agents, turn,
-// bus), the credential table, the admission caps, event subscribers, and the health mirror.
+// bus), the credential table, the admission caps, the idempotency shares, event subscribers, and
+// the health mirror.
 import type { Logger } from 'pino';
 import type { Admission } from '../admission/semaphore.ts';
 import type { CredentialTable } from '../auth/credentials.ts';
 import { agentsPath, type AgentsConfig } from '../config/agents.ts';
 import { watchAgents, type AgentsWatch } from '../config/agents-watch.ts';
+import type { IdempotencyStore } from '../idempotency/store.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { kAgentCount, kScenario } from '../shared/layout.ts';
 import { SCENARIOS, type ScenarioName } from '../shared/scenarios.ts';
@@ -24,19 +26,23 @@ export function liveAgents(options: {
   session: Session;
   credentials: CredentialTable;
   admission: Admission;
+  /** decisions §13: each agent's share of the kept answers follows the agents. */
+  idempotency: Pick<IdempotencyStore, 'setAgents'>;
   hub: AgentEventSink;
   control: Int32Array;
   maxConcurrent: number;
   intervalMs: number;
   log: Logger;
 }): AgentsWatch {
-  const { session, credentials, admission, hub, control, log } = options;
+  const { session, credentials, admission, idempotency, hub, control, log } = options;
+  const agentIds = () => session.credentials.map((credential) => credential.caller.agentId);
   const mirror = () => {
     Atomics.store(control, kAgentCount, session.agentCount);
     Atomics.store(control, kScenario, SCENARIOS.indexOf(session.scenario as ScenarioName));
   };
   mirror();
   admission.setMaxSlots(session.maxSlots);
+  idempotency.setAgents(agentIds());
   return watchAgents({
     path: options.agents?.path ?? agentsPath(options.configDir),
     multiAgent: session.multiAgent,
@@ -50,6 +56,7 @@ export function liveAgents(options: {
       // longer has; then the caps, then the subscribers (a removed agent's streams close).
       credentials.replace(session.credentials);
       admission.setMaxSlots(session.maxSlots);
+      idempotency.setAgents(agentIds());
       hub.rebindCallers((agentId) => session.callerOf(agentId));
       mirror();
       log.info({ agents: config.path, ...summary }, `agents.json applied: ${session.agentCount} agents`);

@@ -24,8 +24,17 @@ t.test('first launch writes bridge.toml with a fresh token, mode 0600', async (t
     { ...first.config, Bridge: { ...first.config.Bridge, token: 'x' } },
     {
       enabled: true,
-      // event_history and max_event_streams: decisions §7 (v0.4).
-      Bridge: { host: '127.0.0.1', port: 8723, max_concurrent_requests: 8, token: 'x', max_body_bytes: 1048576, event_history: 10000, max_event_streams: 16 },
+      // event_history and max_event_streams: decisions §7 (v0.4); idempotency_budget_mb: decisions §13.
+      Bridge: {
+        host: '127.0.0.1',
+        port: 8723,
+        max_concurrent_requests: 8,
+        token: 'x',
+        max_body_bytes: 1048576,
+        event_history: 10000,
+        max_event_streams: 16,
+        idempotency_budget_mb: 64,
+      },
       Game: { suppress_startup_window: true, fps: 60, saves_dir: 'saves', seed: 1234 },
     },
     'the documented defaults',
@@ -76,6 +85,16 @@ const refused: Array<[string, string, RegExp]> = [
     'max_event_streams 257',
     `[Bridge]\ntoken = "${TOKEN}"\nmax_event_streams = 257`,
     /\[Bridge\] max_event_streams = 257 is not allowed; allowed: an integer from 1 to 256/,
+  ],
+  [
+    'idempotency_budget_mb 0',
+    `[Bridge]\ntoken = "${TOKEN}"\nidempotency_budget_mb = 0`,
+    /\[Bridge\] idempotency_budget_mb = 0 is not allowed; allowed: an integer from 1 to 1024/,
+  ],
+  [
+    'idempotency_budget_mb 1025',
+    `[Bridge]\ntoken = "${TOKEN}"\nidempotency_budget_mb = 1025`,
+    /\[Bridge\] idempotency_budget_mb = 1025 is not allowed; allowed: an integer from 1 to 1024/,
   ],
   ['enabled not a boolean', `enabled = "yes"\n[Bridge]\ntoken = "${TOKEN}"`, /enabled = "yes" is not allowed; allowed: true or false/],
   ['short token', `[Bridge]\ntoken = "abc"`, /\[Bridge\] token is not allowed \(value not shown\)/],
@@ -131,10 +150,22 @@ t.test('a minimal file gets every documented default; the extremes of seed', asy
   const loaded = loadConfig(configWith(`[Bridge]\ntoken = "${TOKEN}"`));
   t.same(loaded.config, {
     enabled: true,
-    Bridge: { host: '127.0.0.1', port: 8723, max_concurrent_requests: 8, token: TOKEN, max_body_bytes: 1048576, event_history: 10000, max_event_streams: 16 },
+    Bridge: {
+      host: '127.0.0.1',
+      port: 8723,
+      max_concurrent_requests: 8,
+      token: TOKEN,
+      max_body_bytes: 1048576,
+      event_history: 10000,
+      max_event_streams: 16,
+      idempotency_budget_mb: 64,
+    },
     Game: { suppress_startup_window: true, fps: 60, saves_dir: 'saves', seed: 1234 },
   });
   t.equal(loadConfig(configWith(`[Bridge]\ntoken = "${TOKEN}"\n[Game]\nseed = 2147483647`)).config.Game.seed, 2147483647);
+  for (const mb of [1, 1024]) {
+    t.equal(loadConfig(configWith(`[Bridge]\ntoken = "${TOKEN}"\nidempotency_budget_mb = ${mb}`)).config.Bridge.idempotency_budget_mb, mb);
+  }
   t.throws(
     () => loadConfig(configWith(`[Bridge]\ntoken = "${TOKEN}"\n[Game]\nseed = 2147483648`)),
     /seed = 2147483648 is not allowed; allowed: an integer from 0 to 2147483647/,

@@ -26,10 +26,12 @@ t.test('never-ran answers are not kept: a BUSY keyed request runs on its retry',
   const { b, pauses } = await stalledBridge(t);
   const stall = b.cmd('pause');
   await until(() => pauses() === 1, 10_000, 'the stall to begin');
-  const busy = await b.cmd('mark', { tag: 'later' }, keyed('busy-1'));
+  const busy = await b.cmd('mark_action', { tag: 'later' }, keyed('busy-1'));
   t.equal(busy.status, 503);
+  t.equal(busy.headers.get('idempotent-stored'), 'false', 'not kept, and it says so');
+  t.equal(busy.headers.get('retry-after'), '1', "BUSY's own header stays");
   await stall;
-  const retry = await b.cmd('mark', { tag: 'later' }, keyed('busy-1'));
+  const retry = await b.cmd('mark_action', { tag: 'later' }, keyed('busy-1'));
   t.equal(retry.status, 200);
   t.equal(retry.headers.get('idempotent-replayed'), null, 'ran now, not replayed');
   t.same(await tags(b), ['later']);

@@ -13,6 +13,7 @@ import { CredentialTable, sha256 } from '../../src/auth/credentials.ts';
 import { PERMISSIONS, ROLE_MASKS } from '../../src/auth/permissions.ts';
 import { parseAgents } from '../../src/config/agents.ts';
 import type { EventHub } from '../../src/events/hub.ts';
+import { IdempotencyStore } from '../../src/idempotency/store.ts';
 import { liveAgents } from '../../src/session/live-agents.ts';
 import { Session, type SessionEventSink } from '../../src/session/session.ts';
 import { createSharedState, kAgentCount, kScenario, kTurnHolder } from '../../src/shared/layout.ts';
@@ -351,12 +352,18 @@ t.test('a valid agents.json reaches the credentials, the caps, the subscribers a
   } as unknown as EventHub;
   const lines: string[] = [];
   const captured = pino({}, { write: (line: string) => void lines.push(line) });
+  const idempotency = new IdempotencyStore({ budgetBytes: 12_000 });
+  const keep = (agentId: string, key: string) => {
+    const claim = idempotency.claim(agentId, key, 'print');
+    if (claim.kind === 'run') claim.finish({ status: 200, body: 'kept', code: null });
+  };
   const watch = liveAgents({
     configDir: dir,
     agents,
     session,
     credentials,
     admission,
+    idempotency,
     hub,
     control: shared.control,
     maxConcurrent: 4,
@@ -370,6 +377,10 @@ t.test('a valid agents.json reaches the credentials, the caps, the subscribers a
   const held = admission.acquire(undefined, 'a') as Permit;
   t.ok(held && !(held instanceof Promise));
   t.type(admission.acquire(undefined, 'a'), Promise, "a's max_slots (1) applies from the start");
+  t.equal(idempotency.share, 6_000, 'the kept answers are shared by the two agents from the start');
+  keep('a', 'ka');
+  keep('b', 'kb');
+  t.ok(idempotency.bytesOf('a') > 0 && idempotency.bytesOf('b') > 0);
 
   await watch.reload();
   t.same(hubCalls, [], 'an unchanged file changes nothing');
@@ -390,6 +401,8 @@ t.test('a valid agents.json reaches the credentials, the caps, the subscribers a
   t.equal(Atomics.load(shared.control, kAgentCount), 2);
   t.equal(Atomics.load(shared.control, kScenario), SCENARIOS.indexOf('pvp'), 'the mirror follows');
   t.equal(admission.heldBy('a'), 2, "a's raised cap admitted its waiter at once");
+  t.equal(idempotency.bytesOf('b'), 0, "the removed agent's kept answers are gone");
+  t.equal(idempotency.claim('a', 'ka', 'print').kind, 'replay', "a staying agent's are kept");
   t.match(JSON.parse(lines.find((line) => line.includes('agents.json applied'))!), {
     msg: 'agents.json applied: 2 agents',
     agents: path,
@@ -405,6 +418,9 @@ t.test('a valid agents.json reaches the credentials, the caps, the subscribers a
   t.equal(hubCalls[0]![0], 'agents_reload_failed');
   t.match(hubCalls[0]![1], { reason: /agents/ });
   t.equal(credentials.resolve(TOK('c'))?.agentId, 'c', 'the last good file stays');
+  writeFileSync(path, JSON.stringify({ scenario: 'pvp', agents: [player('a', { max_slots: 2 }), player('c'), player('d')] }));
+  await watch.reload();
+  t.equal(idempotency.share, 4_000, 'the share follows the number of agents');
   held.release();
 });
 
@@ -416,6 +432,7 @@ t.test('legacy mode: agents.json appearing in the config dir changes nothing but
   const credentials = new CredentialTable(session.credentials);
   const events: string[] = [];
   const hub = { rebindCallers: () => events.push('rebind'), emitReadAllOnly: (kind: string) => events.push(kind) } as unknown as EventHub;
+  const idempotency = new IdempotencyStore({ budgetBytes: 1_000 });
   const lines: string[] = [];
   const captured = pino({}, { write: (line: string) => void lines.push(line) });
   const watch = liveAgents({
@@ -424,6 +441,7 @@ t.test('legacy mode: agents.json appearing in the config dir changes nothing but
     session,
     credentials,
     admission: new Admission(2, 1_000),
+    idempotency,
     hub,
     control: shared.control,
     maxConcurrent: 2,
@@ -440,4 +458,6 @@ t.test('legacy mode: agents.json appearing in the config dir changes nothing but
   );
   t.equal(credentials.resolve('L'.repeat(48))?.agentId, 'legacy', 'still the legacy token');
   t.equal(Atomics.load(shared.control, kAgentCount), 1);
+  t.equal(idempotency.share, 1_000, 'the legacy token is one agent: it holds the whole budget');
+  t.equal(idempotency.claim('legacy', 'k', 'print').kind, 'run');
 });

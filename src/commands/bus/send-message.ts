@@ -18,5 +18,7 @@ export default defineCommand({
   permission: { all: ['send_message'] },
   binds: [],
   requiresMainThread: false,
+  // A bus command, but it changes the inboxes: a retry must not send twice.
+  keepsAnswer: true,
   pool: (env) => env.session('send', env.args),
 });

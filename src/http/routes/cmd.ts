@@ -7,16 +7,17 @@ import type { CheckContext, CommandDef } from '../../commands/define.ts';
 import type { CommandRegistry } from '../../commands/registry.ts';
 import type { Execution } from '../../dispatch/execute.ts';
 import type { Releasable } from '../../dispatch/pool.ts';
-import { failureOf, failureOrNull, toFailure, type Failure } from '../../errors/bridge-error.ts';
-import { fingerprint, keyProblem } from '../../idempotency/key.ts';
-import type { IdempotencyStore, KeptAnswer } from '../../idempotency/store.ts';
+import { failureOf, failureOrNull, toFailure } from '../../errors/bridge-error.ts';
+import { keyProblem } from '../../idempotency/key.ts';
+import type { IdempotencyStore } from '../../idempotency/store.ts';
 import type { Session } from '../../session/session.ts';
 import type { CallerContext } from '../../shared/caller.ts';
 import { kTick, type SharedState } from '../../shared/layout.ts';
 import { isJsonContentType, parseCommandBody, type CommandRequest } from '../body.ts';
-import { header, round, type AppContext, type Env, type RequestLog } from '../context.ts';
-import { errorBody, successBody } from '../envelope.ts';
+import { header, round, type AppContext, type Env } from '../context.ts';
+import { successBody } from '../envelope.ts';
 import { busy, fail, overLimit, send } from '../respond.ts';
+import { keyedRun, traced, type RunTrace } from './cmd-idempotency.ts';
 
 export interface CmdDeps {
   enabled(): boolean;
@@ -31,24 +32,6 @@ export interface CmdDeps {
   /** decisions §8: the kept answers of Idempotency-Key requests; without it the header is only checked. */
   idempotency?: IdempotencyStore;
 }
-
-/** What a run tells the idempotency layer beyond its answer: what the answer was made of, and a backstop answer's real end. */
-interface RunTrace {
-  settled: Promise<void> | null;
-  /** The success body as sent. */
-  body: string | null;
-  /** The failure of a run that reached the game, as sent. */
-  failure: Failure | null;
-}
-
-function traced(trace: RunTrace | null, failure: Failure): Failure {
-  if (trace) trace.failure = failure;
-  return failure;
-}
-
-// decisions §8: the answers of requests that reached the game (the backstop's 504 is decided apart).
-const KEPT_STATUSES = new Set([200, 422, 500]);
-const REPLAYED = { 'idempotent-replayed': 'true' };
 
 /**
  * POST /cmd after authentication, in the order of decisions §5: DISABLED → body read within the
@@ -71,6 +54,9 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     if (length === undefined || header(c, 'transfer-encoding') !== undefined) return streamedLimit(c, next);
     return Number(length) > deps.maxBodyBytes ? Promise.resolve(fail(c, overLimit(deps.maxBodyBytes), '', {})) : next();
   };
+
+  // decisions §8 and §13: requests with an Idempotency-Key, around the same run.
+  const runKeyed = keyedRun(deps.idempotency, deps.registry, runRequest);
 
   function checkRequest(c: AppContext, next: Next) {
     // decisions §5: DISABLED after authentication, before the body is read.
@@ -99,58 +85,8 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     const request = parseCommandBody(bytes);
     if (request instanceof Error) return fail(c, failureOf(request), '', {});
     c.set('cmdRequest', request);
-    if (key === undefined || !deps.idempotency) return runRequest(c, request, null);
-    return runKeyed(c, request, key, deps.idempotency);
-  }
-
-  /**
-   * decisions §8: the first request of a key runs and its final answer is kept when it reached the
-   * game; a retry gets that answer again, or waits for it (holding no slot) while the first runs.
-   */
-  async function runKeyed(c: AppContext, request: CommandRequest, key: string, store: IdempotencyStore): Promise<Response> {
-    const { name, args } = request;
-    const print = fingerprint(name, args);
-    for (;;) {
-      const claim = store.claim(c.get('caller').agentId, key, print);
-      if (claim.kind === 'replay') return replay(c, name, claim.answer);
-      if (claim.kind === 'conflict') {
-        const message = `Idempotency-Key '${key}' was already used by this credential for another request (another name or args); use a fresh key for a new request`;
-        return fail(c, { ok: false, code: 'BAD_ARGS', message }, name, args);
-      }
-      if (claim.kind === 'wait') {
-        const answer = await claim.answer;
-        if (answer !== null) return replay(c, name, answer);
-        continue; // the first one never ran: this one runs
-      }
-      const trace: RunTrace = { settled: null, body: null, failure: null };
-      let response: Response;
-      try {
-        response = await runRequest(c, request, trace);
-      } catch (err) {
-        claim.finish(null);
-        throw err;
-      }
-      const status = response.status;
-      // Kept: what reached the game. A 504 only from the backstop (the action started), and once it ended.
-      if (!KEPT_STATUSES.has(status) && !(status === 504 && trace.settled !== null)) {
-        claim.finish(null);
-        return response;
-      }
-      // The body as sent, rebuilt from what made it (reading a Response back would cost a copy).
-      const body = trace.body ?? (trace.failure ? errorBody(trace.failure, name, args) : await response.text());
-      const answer: KeptAnswer = { status, body, code: c.get('line').code };
-      if (trace.settled) void trace.settled.then(() => claim.finish(answer));
-      else claim.finish(answer);
-      return send(c, status, answer.body);
-    }
-  }
-
-  function replay(c: AppContext, name: string, answer: KeptAnswer): Response {
-    const line = c.get('line');
-    // Only answers of registered commands are kept, so the name is safe to log.
-    line.command = name;
-    line.code = answer.code as RequestLog['code'];
-    return send(c, answer.status, answer.body, REPLAYED);
+    if (key === undefined) return runRequest(c, request, null);
+    return runKeyed(c, request, key);
   }
 
   async function runRequest(c: AppContext, request: CommandRequest, trace: RunTrace | null): Promise<Response> {
