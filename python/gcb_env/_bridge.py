@@ -120,6 +120,9 @@ class BridgeProcess:
                 argv,
                 cwd=str(cwd) if cwd is not None else None,
                 stdin=subprocess.DEVNULL,
+                # One log line a request would grow the log without bound over a long training run,
+                # and cost the bridge a write each: warnings and errors only, unless asked otherwise.
+                env={**os.environ, "GCB_LOG_LEVEL": os.environ.get("GCB_LOG_LEVEL", "warn")},
                 stdout=self._log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own process group, so stop() reaches every child it starts

@@ -60,7 +60,9 @@ export default defineCommand({
     width: Type.Integer({ description: 'map width in tiles' }),
     height: Type.Integer({ description: 'map height in tiles' }),
     grid: Type.Integer(),
-    kingdom_id: Type.Union([Type.Integer(), Type.Null()], { description: 'whose view this is (null: no kingdom, so every own figure is 0)' }),
+    kingdom_id: Type.Optional(
+      Type.Integer({ description: 'whose view this is; absent for none (no claim, or another kingdom named under the fog): every own figure is then 0' }),
+    ),
     fogged: Type.Boolean({ description: 'true when other kingdoms and wild actors were hidden' }),
     tiles: Encoded('uint8', '[grid, grid]', 'the commonest tile type of each cell, as its index in list_tiles'),
     actors: Encoded('uint16', '[3, grid, grid]', 'live actors per cell: the kingdom’s, other kingdoms’, wild; capped at 65535'),
@@ -93,7 +95,8 @@ export default defineCommand({
       width: size.width,
       height: size.height,
       grid: cells,
-      kingdom_id: kingdomId,
+      // Left out rather than null: an answer names no kingdom but the caller's own (decisions §11).
+      ...(kingdomId === null ? {} : { kingdom_id: kingdomId }),
       fogged: !others,
       tiles: encode(view.tiles.subarray(0, area), 'uint8', [cells, cells]),
       actors: encode(actors, 'uint16', [3, cells, cells]),
