@@ -36,8 +36,6 @@ const TIMES = join(BUILD, 'test-times.json');
 const TIMEOUT_S = Number(readFileSync(RC, 'utf8').match(/^timeout:\s*(\d+)/m)?.[1] ?? 60);
 /** A file still running after this long is stopped from here (the longest ran 90 s at load 15). */
 const WEDGED_MS = 8 * 60_000;
-/** The Python tests' limit, venv set-up included (a first run installs numpy and PettingZoo). */
-const PYTHON_TIMEOUT_S = 420;
 /**
  * CPU slots: one per core, and one more, because no test file keeps its core busy all the time
  * (it waits for bridges, sockets and timers).
@@ -46,8 +44,10 @@ const JOBS = Number(process.env.GCB_TEST_JOBS) || availableParallelism() + 1;
 
 const args = process.argv.slice(2);
 const noBuild = args.includes('--no-build');
-// `python` names the Python package's tests (scripts/test-python.mjs); a full run has them too.
+// `python` names the Python package's tests (scripts/test-python.mjs); a full run has them too. pytest
+// ignores TAP_TIMEOUT: a stuck test ends itself (python/tests/conftest.py), and WEDGED_MS bounds the rest.
 const PYTHON = 'python';
+const PYTHON_JOB = 'python/tests (pytest)';
 const named = args.filter((a) => !a.startsWith('--'));
 const withPython = named.length === 0 || named.includes(PYTHON);
 const wanted = named.filter((a) => a !== PYTHON);
@@ -117,7 +117,7 @@ const report = (result) => {
 await Promise.all([
   // From the start, beside the clock lane: it is the longest job (about a minute), and its bridges
   // are separate processes that take their CPU share like any file's.
-  ...(withPython ? [runProcess('python/tests (pytest)', [join(ROOT, 'scripts/test-python.mjs')], PYTHON_TIMEOUT_S).then(report)] : []),
+  ...(withPython ? [runProcess(PYTHON_JOB, [join(ROOT, 'scripts/test-python.mjs')], TIMEOUT_S).then(report)] : []),
   ...clock.map((file) => runFile(file).then(report)),
   runQueue(cpu, JOBS, (job) => (Array.isArray(job) ? runGroup(job) : runFile(job).then(report))),
 ]);
@@ -125,7 +125,7 @@ await Promise.all([
 const failed = results.filter((r) => !r.ok);
 const together = failed.filter((r) => r.files?.length === 0).length;
 const assertions = results.reduce((sum, r) => ({ total: sum.total + (r.counts?.total ?? 0), pass: sum.pass + (r.counts?.pass ?? 0) }), { total: 0, pass: 0 });
-if (named.length === 0) writeTimes(results.filter((r) => r.file !== 'python/tests (pytest)'));
+if (named.length === 0) writeTimes(results.filter((r) => r.file !== PYTHON_JOB));
 process.stdout.write(
   `\n# ${fileCount(results) - fileCount(failed)} of ${fileCount(results)} files passed${together > 0 ? ` (but ${together} group(s) of them failed together)` : ''}; ${assertions.pass} of ${assertions.total} tests; ${((performance.now() - started) / 1000).toFixed(1)} s (${JOBS} CPU slots, ${clock.length} clock-lane files beside them)\n`,
 );
