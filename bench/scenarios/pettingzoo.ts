@@ -19,6 +19,7 @@ interface StepsResult {
   bridge_us_per_step: number;
   python_us_per_step: number;
   python_cpu_us_per_step: number;
+  bridge_cpu_us_per_step: number;
   load1: number;
 }
 
@@ -41,7 +42,8 @@ export async function pettingzooScenario(rows: Row[], raw: Record<string, unknow
     ok: result.steps_per_s >= GOAL,
     note:
       `bridge ${share}% / Python ${100 - share}% of a step (${result.bridge_us_per_step.toFixed(0)} / ${result.python_us_per_step.toFixed(0)} µs; ` +
-      `Python CPU ${result.python_cpu_us_per_step.toFixed(0)} µs); ${result.requests_per_step.toFixed(2)} requests a step; ${result.resets} resets; load1 ${result.load1.toFixed(1)}`,
+      `CPU a step: bridge ${result.bridge_cpu_us_per_step.toFixed(0)} µs, Python ${result.python_cpu_us_per_step.toFixed(0)} µs); ` +
+      `${result.requests_per_step.toFixed(2)} requests a step; ${result.resets} resets; load1 ${result.load1.toFixed(1)}`,
   });
   process.stderr.write(`  pettingzoo: ${result.steps_per_s.toFixed(0)} steps/s, bridge ${share}% of a step\n`);
 }

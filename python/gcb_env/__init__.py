@@ -72,7 +72,8 @@ def env(
     url, tokens: a running bridge (under the lockstep clock) instead of starting one; tokens maps
     each agent ("kingdom_0", ...) to a faction player's token and "god" to a god's.
     options: grid (16), anchors (4), zones ((2, 2) for two kingdoms), paint_tile ("grass"),
-    paint_radius (2), power ("blessing"), timeout (60 s a request), start_timeout (90 s).
+    paint_radius (2), power ("blessing"), timeout (60 s a request), start_timeout (90 s),
+    hash_each_cycle (False: True sets last_hash after every cycle, at the cost of a world hash).
     """
     return wrappers.OrderEnforcingWrapper(raw_env(seed, n_agents, ticks_per_cycle, max_cycles, render_mode, url, tokens, **options))
 

@@ -93,7 +93,7 @@ class KingdomsParallelEnv(ParallelEnv):
 
     @property
     def last_hash(self) -> Optional[str]:
-        """The world hash the last cycle's step answered with (None before the first step)."""
+        """The world hash after the last cycle, with hash_each_cycle=True (else None)."""
         return self._session.last_hash
 
     def close(self) -> None:

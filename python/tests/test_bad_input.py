@@ -28,32 +28,43 @@ def requests(monkeypatch):
     return sent
 
 
-def test_bad_actions_raise_and_send_nothing(requests):
+@pytest.fixture(scope="module")
+def owner():
+    """An env with its own bridge, which the tests below also reach by url as guests."""
     env = gcb_env.env(seed=1)
-    try:
-        env.reset(seed=8)
-        agent = env.agent_selection
-        mask = env.last()[0]["action_mask"]
-        masked = int(np.flatnonzero(mask == 0)[0])  # a kingdom starts with one city: anchors 2..4 are empty
-        before = env.unwrapped.world_hash()
-        requests.clear()
-        cases = [(masked, "masked out"), (13, "outside the action space"), (-1, "outside the action space"), (1.5, "not an integer"), ("2", "not an integer"), (True, "boolean"), (None, "no action")]
-        for action, why in cases:
-            with pytest.raises(gcb_env.InvalidAction) as caught:
-                env.step(action)
-            message = str(caught.value)
-            assert agent in message and why in message, message
-            if action is not None:
-                assert repr(action) in message or str(action) in message, message
-        assert requests == [], "nothing reaches the bridge"
-        assert env.agent_selection == agent, "the turn did not move"
-        assert env.unwrapped.world_hash() == before
-    finally:
-        env.close()
+    env.reset(seed=8)
+    yield env
+    env.close()
 
 
-def test_parallel_bad_action_sends_nothing_for_anyone(requests):
-    env = gcb_env.parallel_env(seed=1)
+def tokens_of(env) -> dict:
+    bridge = env.unwrapped._session.bridge
+    return {**bridge.tokens, "god": bridge.god_token}
+
+
+def test_bad_actions_raise_and_send_nothing(owner, requests):
+    env = owner
+    env.reset(seed=8)
+    agent = env.agent_selection
+    mask = env.last()[0]["action_mask"]
+    masked = int(np.flatnonzero(mask == 0)[0])  # a kingdom starts with one city: anchors 2..4 are empty
+    before = env.unwrapped.world_hash()
+    requests.clear()
+    cases = [(masked, "masked out"), (13, "outside the action space"), (-1, "outside the action space"), (1.5, "not an integer"), ("2", "not an integer"), (True, "boolean"), (None, "no action")]
+    for action, why in cases:
+        with pytest.raises(gcb_env.InvalidAction) as caught:
+            env.step(action)
+        message = str(caught.value)
+        assert agent in message and why in message, message
+        if action is not None:
+            assert repr(action) in message or str(action) in message, message
+    assert requests == [], "nothing reaches the bridge"
+    assert env.agent_selection == agent, "the turn did not move"
+    assert env.unwrapped.world_hash() == before
+
+
+def test_parallel_bad_action_sends_nothing_for_anyone(owner, requests):
+    env = gcb_env.parallel_env(url=owner.unwrapped._session.bridge.url, tokens=tokens_of(owner))
     try:
         obs, _ = env.reset(seed=8)
         masked = int(np.flatnonzero(obs["kingdom_1"]["action_mask"] == 0)[0])
@@ -100,30 +111,25 @@ def test_close_waits_for_the_bridge_and_removes_its_dir():
         os.killpg(bridge.process.pid, 0)  # nothing of its process group is left
 
 
-def test_url_and_tokens_are_checked_at_construction():
-    owner = gcb_env.parallel_env(seed=1)
-    try:
-        owner.reset(seed=8)
-        bridge = owner.unwrapped._session.bridge
-        good = {**bridge.tokens, "god": bridge.god_token}
+def test_url_and_tokens_are_checked_at_construction(owner):
+    bridge = owner.unwrapped._session.bridge
+    good = tokens_of(owner)
 
-        with pytest.raises(gcb_env.BridgeUnreachable, match="no bridge answers at http://127.0.0.1:9"):
-            gcb_env.env(url="http://127.0.0.1:9", tokens=good)
-        with pytest.raises(gcb_env.BridgeError, match="token given for kingdom_1 was refused: 401 UNAUTHORIZED"):
-            gcb_env.env(url=bridge.url, tokens={**good, "kingdom_1": "x" * 48})
-        with pytest.raises(gcb_env.BridgeError, match="token given for god belongs to 'kingdom_0', a faction_player"):
-            gcb_env.parallel_env(url=bridge.url, tokens={**good, "god": good["kingdom_0"]})
-        with pytest.raises(ValueError, match="missing: \\['god'\\]"):
-            gcb_env.env(url=bridge.url, tokens=bridge.tokens)
-        with pytest.raises(ValueError, match="url and tokens go together"):
-            gcb_env.env(url=bridge.url)
+    with pytest.raises(gcb_env.BridgeUnreachable, match="no bridge answers at http://127.0.0.1:9"):
+        gcb_env.env(url="http://127.0.0.1:9", tokens=good)
+    with pytest.raises(gcb_env.BridgeError, match="token given for kingdom_1 was refused: 401 UNAUTHORIZED"):
+        gcb_env.env(url=bridge.url, tokens={**good, "kingdom_1": "x" * 48})
+    with pytest.raises(gcb_env.BridgeError, match="token given for god belongs to 'kingdom_0', a faction_player"):
+        gcb_env.parallel_env(url=bridge.url, tokens={**good, "god": good["kingdom_0"]})
+    with pytest.raises(ValueError, match="missing: \\['god'\\]"):
+        gcb_env.env(url=bridge.url, tokens=bridge.tokens)
+    with pytest.raises(ValueError, match="url and tokens go together"):
+        gcb_env.env(url=bridge.url)
 
-        # The right ones: an env on a bridge it did not start, which close() leaves running.
-        guest = gcb_env.parallel_env(url=bridge.url, tokens=good, ticks_per_cycle=1)
-        obs, _ = guest.reset(seed=4)
-        guest.step({agent: 0 for agent in guest.agents})
-        assert guest.num_cycles == 1
-        guest.close()
-        bridge.check_alive()
-    finally:
-        owner.close()
+    # The right ones: an env on a bridge it did not start, which close() leaves running.
+    guest = gcb_env.parallel_env(url=bridge.url, tokens=good, ticks_per_cycle=1)
+    obs, _ = guest.reset(seed=4)
+    guest.step({agent: 0 for agent in guest.agents})
+    assert guest.num_cycles == 1
+    guest.close()
+    bridge.check_alive()

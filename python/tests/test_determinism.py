@@ -12,8 +12,8 @@ CYCLES = 1000
 
 
 def test_parallel_runs_match_cycle_by_cycle():
-    first = gcb_env.parallel_env(seed=99, ticks_per_cycle=2, max_cycles=CYCLES)
-    second = gcb_env.parallel_env(seed=99, ticks_per_cycle=2, max_cycles=CYCLES)
+    first = gcb_env.parallel_env(seed=99, ticks_per_cycle=1, max_cycles=CYCLES, hash_each_cycle=True)
+    second = gcb_env.parallel_env(seed=99, ticks_per_cycle=1, max_cycles=CYCLES, hash_each_cycle=True)
     try:
         obs_a, infos_a = first.reset(seed=1234)
         obs_b, infos_b = second.reset(seed=1234)
