@@ -20,6 +20,7 @@ interface StepsResult {
   python_us_per_step: number;
   python_cpu_us_per_step: number;
   bridge_cpu_us_per_step: number;
+  whoami_round_trips_per_s: number;
   load1: number;
 }
 
@@ -43,7 +44,8 @@ export async function pettingzooScenario(rows: Row[], raw: Record<string, unknow
     note:
       `bridge ${share}% / Python ${100 - share}% of a step (${result.bridge_us_per_step.toFixed(0)} / ${result.python_us_per_step.toFixed(0)} µs; ` +
       `CPU a step: bridge ${result.bridge_cpu_us_per_step.toFixed(0)} µs, Python ${result.python_cpu_us_per_step.toFixed(0)} µs); ` +
-      `${result.requests_per_step.toFixed(2)} requests a step; ${result.resets} resets; load1 ${result.load1.toFixed(1)}`,
+      `${result.requests_per_step.toFixed(2)} requests a step; the same client's whoami round trips ${result.whoami_round_trips_per_s.toFixed(0)}/s; ` +
+      `${result.resets} resets; load1 ${result.load1.toFixed(1)}`,
   });
   process.stderr.write(`  pettingzoo: ${result.steps_per_s.toFixed(0)} steps/s, bridge ${share}% of a step\n`);
 }

@@ -50,6 +50,15 @@ def main() -> None:
     env = gcb_env.env(seed=1, n_agents=args.agents, ticks_per_cycle=args.ticks)
     try:
         env.reset(seed=1)
+        # The reference, on the same bridge and connection: sequential round trips of a command that
+        # does no game work (whoami), so that a loaded machine can be told from a slow step.
+        player = env.unwrapped._session._conns[env.possible_agents[0]]
+        began = time.perf_counter()
+        trips = 0
+        while time.perf_counter() - began < min(2.0, args.seconds / 5):
+            player.call("whoami")
+            trips += 1
+        reference = trips / (time.perf_counter() - began)
         # The bridge's start and first world are not steps.
         Connection.request = timed
         steps = resets = 0
@@ -89,6 +98,7 @@ def main() -> None:
                 "python_us_per_step": (elapsed - waited[0]) / steps * 1e6,
                 "python_cpu_us_per_step": cpu / steps * 1e6,
                 "bridge_cpu_us_per_step": bridge_cpu / steps * 1e6,
+                "whoami_round_trips_per_s": reference,
                 "load1": os.getloadavg()[0],
             }
         )
