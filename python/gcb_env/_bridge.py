@@ -103,12 +103,41 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
         pass
 
 
+_DIR_PREFIX = "gcb-env-"
+_OWNER = "owner.pid"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_dirs() -> None:
+    """Removes the dirs of envs whose Python process died without cleaning up (SIGKILL, say): each dir
+    names its owner, and one whose owner and bridge are both gone is left over."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{_DIR_PREFIX}*"):
+        try:
+            owner = int((folder / _OWNER).read_text())
+            runtime = json.loads((folder / "bridge.runtime.json").read_text()).get("pid") if (folder / "bridge.runtime.json").exists() else None
+        except (OSError, ValueError):
+            continue  # not one of ours, or still being written
+        if not _alive(owner) and not (isinstance(runtime, int) and _alive(runtime)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 class BridgeProcess:
     """One bridge child: its dir (bridge.toml, agents.json, log) and its process group."""
 
     def __init__(self, agents: list[str], seed: int, start_timeout: float = 90.0):
         command, cwd = find_bridge_command()
-        self.dir = Path(tempfile.mkdtemp(prefix="gcb-env-"))
+        remove_stale_dirs()
+        self.dir = Path(tempfile.mkdtemp(prefix=_DIR_PREFIX))
+        (self.dir / _OWNER).write_text(str(os.getpid()))
         self.tokens = {agent: _token() for agent in agents}
         self.god_token = _token()
         self.log_path = self.dir / "bridge.log"

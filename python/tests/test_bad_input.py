@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import gcb_env
+from gcb_env._bridge import remove_stale_dirs
 from gcb_env._http import Connection
 
 
@@ -133,3 +134,49 @@ def test_url_and_tokens_are_checked_at_construction(owner):
     assert guest.num_cycles == 1
     guest.close()
     bridge.check_alive()
+
+
+CHILD = """
+import sys, time, gcb_env
+env = gcb_env.parallel_env(seed=1)
+env.reset(seed=2)
+bridge = env.unwrapped._session.bridge
+print(bridge.process.pid, bridge.dir, flush=True)
+if sys.argv[1] == "wait":
+    time.sleep(60)
+"""
+
+
+def _gone(pid: int, within: float) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("ending", ["exit", "sigkill"])
+def test_no_bridge_outlives_its_python_process(ending):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    child = subprocess.Popen([sys.executable, "-c", CHILD, "wait" if ending == "sigkill" else "exit"], stdout=subprocess.PIPE, text=True)
+    try:
+        pid, folder = child.stdout.readline().split()
+        if ending == "sigkill":
+            child.kill()  # no atexit, no close(): the bridge learns of it from the kernel
+        child.wait(30)
+        assert _gone(int(pid), 10), f"bridge {pid} still running after its Python process ended ({ending})"
+        if ending == "exit":
+            assert not Path(folder).exists(), "atexit removed the dir"
+        else:
+            assert Path(folder).exists()
+            remove_stale_dirs()  # what the next env to start does first
+            assert not Path(folder).exists(), "a dead owner's dir is removed"
+    finally:
+        if child.poll() is None:
+            child.kill()
