@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 
 import gcb_env
@@ -15,12 +16,16 @@ def test_installed_as_a_package():
     assert "site-packages" in Path(gcb_env.__file__).parts, gcb_env.__file__
 
 
-def test_api():
-    env = gcb_env.env(seed=7, ticks_per_cycle=1)
-    try:
-        api_test(env, num_cycles=1000)
-    finally:
-        env.close()
+@pytest.fixture(scope="module")
+def aec_env():
+    """One AEC env (and bridge) for the API test and the long episode: each resets it first."""
+    env = gcb_env.env(seed=7, ticks_per_cycle=1, max_cycles=1000)
+    yield env
+    env.close()
+
+
+def test_api(aec_env):
+    api_test(aec_env, num_cycles=1000)
 
 
 def test_seed():
@@ -54,24 +59,21 @@ def test_render_rgb_array():
     assert len(made) == 2, "one env for the metadata, one for rgb_array"
 
 
-def test_random_episode_keeps_max_cycles():
+def test_random_episode_keeps_max_cycles(aec_env):
     max_cycles = 1000
-    env = gcb_env.env(seed=21, ticks_per_cycle=1, max_cycles=max_cycles)
+    env = aec_env
     rng = np.random.default_rng(0)
     turns = dict.fromkeys(env.possible_agents, 0)
-    try:
-        env.reset(seed=21)
-        for agent in env.agent_iter():
-            obs, _reward, terminated, truncated, _info = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            turns[agent] += 1
-            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        assert env.unwrapped.num_cycles == max_cycles
-        survivors = [a for a, n in turns.items() if n == max_cycles]
-        assert survivors, f"no kingdom lasted the {max_cycles} cycles: {turns}"
-        assert all(n <= max_cycles for n in turns.values()), turns
-        assert env.agents == []
-    finally:
-        env.close()
+    env.reset(seed=21)
+    for agent in env.agent_iter():
+        obs, _reward, terminated, truncated, _info = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        turns[agent] += 1
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert env.unwrapped.num_cycles == max_cycles
+    survivors = [a for a, n in turns.items() if n == max_cycles]
+    assert survivors, f"no kingdom lasted the {max_cycles} cycles: {turns}"
+    assert all(n <= max_cycles for n in turns.values()), turns
+    assert env.agents == []
