@@ -1,6 +1,6 @@
 // Tick micro-benchmark of the sandbox world: ms per simulation tick (median and p95) for world
 // sizes 256², 512², 1024² and 1k, 10k, 50k actors. Target: 1024² with 50k actors under 8 ms a tick.
-// And what reporting events costs (decisions §7, issue 11): at most 5% of a tick at 1024² with 50k.
+// And what reporting events costs (decisions §7): at most 5% of a tick at 1024² with 50k.
 //
 //   node --import tsx bench/tick.ts           # about 1.5 minutes
 //   node --import tsx bench/tick.ts --quick   # about half a minute
@@ -38,7 +38,7 @@ const targetOnly = process.argv.includes('--target');
 const SIZES = targetOnly ? ([16] as const) : ([4, 8, 16] as const); // zones a side: 256², 512², 1024²
 const COUNTS = targetOnly ? ([50_000] as const) : ([1_000, 10_000, 50_000] as const);
 const TARGET_MS = 8;
-/** decisions §7 / issue 11: event production costs at most 5% of a tick (1024², 50k actors). */
+/** decisions §7: event production costs at most 5% of a tick (1024², 50k actors). */
 const EVENTS_TARGET = 1.05;
 const WARMUP = quick ? 5 : 15;
 const MAX_TICKS = quick ? 40 : 200;
@@ -66,7 +66,7 @@ const MIX_TOTAL = MIX.reduce((sum, [, weight]) => sum + weight, 0);
 
 function populate(w: World, target: number): void {
   // A generated 1024² world already holds a few thousand creatures: thin them to the target first.
-  for (let i = w.hwm - 1; i >= 0 && w.population > target; i--) if (w.a.alive[i] === 1) killActor(w, i);
+  for (let i = w.slotEnd - 1; i >= 0 && w.population > target; i--) if (w.a.alive[i] === 1) killActor(w, i);
   const rng = seedRng(99, 1);
   let guard = 0;
   while (w.population < target && guard++ < target * 50) {
@@ -130,6 +130,8 @@ interface EventsRow {
 
 interface Variant {
   w: World;
+  /** The world's reporter (null: no host). */
+  events: WorldEvents | null;
   /** The events of the current frame (only the recording host fills it). */
   batch: unknown[];
   recorded: number;
@@ -138,15 +140,16 @@ interface Variant {
 }
 
 function variant(start: SandboxSnapshot, host: 'none' | 'off' | 'on'): Variant {
-  const v: Variant = { w: fromSnapshot(start), batch: [], recorded: 0, times: [], cpu: [] };
-  if (host === 'off') v.w.events = new WorldEvents({ emit() {} });
+  const v: Variant = { w: fromSnapshot(start), events: null, batch: [], recorded: 0, times: [], cpu: [] };
+  if (host === 'off') v.events = new WorldEvents({ emit() {} });
   if (host === 'on') {
-    v.w.events = new WorldEvents({
+    v.events = new WorldEvents({
       emit(kind, fields, kingdomIds) {
         v.batch.push({ kind, fields, kingdomIds });
       },
     });
   }
+  v.w.events = v.events;
   return v;
 }
 
@@ -157,7 +160,7 @@ function variant(start: SandboxSnapshot, host: 'none' | 'off' | 'on'): Variant {
 function frame(v: Variant, ticks: number): void {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  v.w.events?.endFrame(v.w);
+  v.events?.endFrame(v.w);
   for (let n = 0; n < ticks; n++) tick(v.w);
   v.times.push((performance.now() - t0) / ticks);
   const c1 = process.cpuUsage(c0);
@@ -180,7 +183,7 @@ function perEventMicros(start: SandboxSnapshot): number {
     },
   });
   const slots: number[] = [];
-  for (let s = 0; s < w.hwm && slots.length < 200; s++) if (w.a.alive[s] === 1) slots.push(s);
+  for (let s = 0; s < w.slotEnd && slots.length < 200; s++) if (w.a.alive[s] === 1) slots.push(s);
   let reported = 0;
   const c0 = process.cpuUsage();
   for (let frame = 0; frame < 500; frame++) {

@@ -1,4 +1,4 @@
-// npm run mutate [-- GROUP...]: mutation testing with StrykerJS (issue 16), outside `npm test`.
+// npm run mutate [-- GROUP...]: mutation testing with StrykerJS, outside `npm test`.
 // Each group mutates one part of the bridge and runs only the tap files that test it, all in one
 // node process (scripts/mutate-tests.ts; no tap runner: it is started once a mutant), through
 // Stryker's command runner; a failing test (non-zero exit) kills the mutant. Groups run one after another, each
@@ -36,7 +36,13 @@ export const GROUPS: readonly Group[] = [
   {
     name: 'session',
     mutate: ['src/session/**/*.ts'],
-    tests: ['test/session/session.test.ts', 'test/session/reload.test.ts', 'test/session/turns.test.ts', 'test/session/reads.test.ts'],
+    tests: [
+      'test/session/session.test.ts',
+      'test/session/reload.test.ts',
+      'test/session/turns.test.ts',
+      'test/session/reads.test.ts',
+      'test/session/pool-calls.test.ts',
+    ],
   },
   { name: 'idempotency', mutate: ['src/idempotency/**/*.ts'], tests: ['test/idempotency/store.test.ts'] },
   {

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Server } from 'node:http';
 import type { DestinationStream, Logger } from 'pino';
 import { Admission } from './admission/semaphore.ts';
 import { CredentialTable } from './auth/credentials.ts';
@@ -14,13 +13,16 @@ import { loadConfig, type LoadedConfig } from './config/load.ts';
 import { claimRuntime, type RuntimeClaim } from './config/runtime-file.ts';
 import { execute } from './dispatch/execute.ts';
 import { GameThreadHost } from './dispatch/game-thread-host.ts';
-import { CommandPool } from './dispatch/pool.ts';
+import { CommandPool, type PoolHooks } from './dispatch/pool.ts';
 import { createApp } from './http/app.ts';
 import { listen } from './http/listen.ts';
 import { sweepStaleTemps } from './commands/shared/saves.ts';
 import { DEFAULT_TIMINGS, LIMITS, type Timings } from './limits.ts';
 import { createLogger } from './log/logger.ts';
 import { Session } from './session/session.ts';
+import { callSession } from './session/pool-calls.ts';
+import { toFailure } from './errors/bridge-error.ts';
+import type { KingdomInfo } from './shared/game-module.ts';
 import { loadAgents } from './config/agents.ts';
 import { bridgeInternal } from './commands/internal.ts';
 import { createEvents } from './events/index.ts';
@@ -48,6 +50,8 @@ import {
 import type { BridgeInfo } from './shared/protocol.ts';
 import { MOD_VERSION } from './version.ts';
 import { moduleUrl } from './shared/modules.ts';
+import { sleep } from './shared/sleep.ts';
+import { TeardownList } from './shared/teardown.ts';
 
 export interface BridgeOptions {
   /** The game's plugin config directory (decisions §1): bridge.toml, agents.json, saves/. Default ./.bridge */
@@ -127,23 +131,76 @@ export const SANDBOX_GAME = moduleUrl('./game/index.ts', import.meta.url);
 export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHandle> {
   const configDir = resolve(options.configDir ?? '.bridge');
   const loaded = loadConfig(configDir, options.port === undefined ? {} : { port: options.port });
-  // One bridge per config dir: a second is refused before it starts anything.
-  const runtime = claimRuntime(configDir, MOD_VERSION);
+  const log = options.logger ?? createLogger(options.logDestination ? { destination: options.logDestination } : {});
+  const teardown = new TeardownList();
+  const ctx: StartContext = { options, configDir, loaded, timings: { ...DEFAULT_TIMINGS, ...options.timings }, log, teardown };
+  let listening = false;
+  // decisions §10: every line is written before the bridge is gone, so the log is first on the list.
+  teardown.add('log', () => {
+    if (listening) log.info('bridge closed');
+    if (!options.logger) log.flush();
+  });
   try {
-    return await start(options, configDir, loaded, runtime);
+    // One bridge per config dir: a second is refused before it starts anything.
+    const runtime = claimRuntime(configDir, MOD_VERSION);
+    teardown.add('runtime file', () => runtime.release());
+    const bridge = await start(ctx, runtime);
+    listening = true;
+    return bridge;
   } catch (err) {
-    runtime.release();
+    await unwind(ctx);
     throw err;
   }
 }
 
-async function start(options: BridgeOptions, configDir: string, loaded: LoadedConfig, runtime: RuntimeClaim): Promise<BridgeHandle> {
-  const { config } = loaded;
-  const timings: Timings = { ...DEFAULT_TIMINGS, ...options.timings };
-  const log = options.logger ?? createLogger(options.logDestination ? { destination: options.logDestination } : {});
-  for (const key of loaded.unknownKeys) log.warn({ config: loaded.path, key }, `bridge.toml: unknown key ${key} ignored`);
-  warnReadableConfig([loaded.path, join(configDir, 'agents.json')], log);
+/**
+ * What every start step reads, and the teardown list each adds its own teardown to: a failed start
+ * and close() unwind that one list, last step first.
+ */
+interface StartContext {
+  options: BridgeOptions;
+  configDir: string;
+  loaded: LoadedConfig;
+  timings: Timings;
+  log: Logger;
+  teardown: TeardownList;
+}
 
+async function start(ctx: StartContext, runtime: RuntimeClaim): Promise<BridgeHandle> {
+  const { loaded, log, timings } = ctx;
+  for (const key of loaded.unknownKeys) log.warn({ config: loaded.path, key }, `bridge.toml: unknown key ${key} ignored`);
+  warnReadableConfig([loaded.path, join(ctx.configDir, 'agents.json')], log);
+  const core = await prepareCore(ctx);
+  const { config } = loaded;
+  // Places kept for parts that start later but close after the parts between (decisions §1): the
+  // threads answer what they hold before the last connections are cut, and the game thread stops
+  // before the pool, so a pool task waiting for a frame is answered BUSY, not lost with its worker.
+  const connectionsTeardown = ctx.teardown.reserve('http connections');
+  const poolTeardown = ctx.teardown.reserve('pool');
+  const { game, eventKinds } = await startGameThread(ctx, core);
+  const feeds = await startSessionFeeds(ctx, core, game);
+  const { info, registry, capabilities } = await describeBridge(ctx, core, game, eventKinds);
+  const pool = startPool(ctx, core, game, feeds.refreshClaims, info, poolTeardown);
+
+  // In multi-agent mode only agents.json credentials exist: the legacy token answers 401.
+  const credentials = new CredentialTable(core.session.credentials);
+  const admission = new Admission(config.Bridge.max_concurrent_requests, timings.admissionWaitMs);
+  // decisions §8 and §13: kept answers of keyed requests, on the main loop; gone with the process.
+  const idempotency = new IdempotencyStore({ budgetBytes: config.Bridge.idempotency_budget_mb * 1024 * 1024 });
+  const watchers = startWatchers(ctx, core, credentials, admission, idempotency);
+  const metrics = startMetrics(ctx, core, admission, idempotency);
+
+  const parts: Parts = { ...core, ...feeds, game, pool, info, registry, capabilities, credentials, admission, ...watchers, idempotency, metrics };
+  const { port, url } = await startHttp(ctx, parts, connectionsTeardown);
+  runtime.listening(url, port);
+  log.info({ url, config: loaded.path, mod_version: MOD_VERSION, game: fileURLToPath(core.gameUrl) }, 'bridge listening');
+  return bridgeHandle(ctx, parts, url, port);
+}
+
+/** Shared state, commands, the session and the event layer: built, none of them running yet. */
+async function prepareCore(ctx: StartContext) {
+  const { options, configDir, loaded, timings, log } = ctx;
+  const { config } = loaded;
   const shared = createSharedState();
   Atomics.store(shared.control, kEnabled, config.enabled ? 1 : 0);
   const gameUrl = toGameUrl(options.game);
@@ -162,7 +219,14 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     log,
   });
   session.setEventSink((kind, fields, audience) => events.hub.emit(kind, fields, [], audience ? { agents: audience, readAll: false } : null));
+  return { config, shared, gameUrl, commandModules, commands, agents, session, events };
+}
 
+type Core = Awaited<ReturnType<typeof prepareCore>>;
+
+async function startGameThread(ctx: StartContext, core: Core) {
+  const { options, timings, log } = ctx;
+  const { config, shared, gameUrl, commandModules, events } = core;
   const game = await GameThreadHost.start(
     {
       sharedBuffer: shared.buffer,
@@ -182,8 +246,15 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     log,
     events.publishBatch,
   );
+  ctx.teardown.add('game thread', () => game.stop());
   const ready = game.ready;
   const eventKinds = events.setGameKinds(ready.eventKinds, ready.eventFog);
+  return { game, eventKinds };
+}
+
+/** What the main loop keeps in step with the running world: claims, the turn timer, the event layer. */
+async function startSessionFeeds(ctx: StartContext, core: Core, game: GameThreadHost) {
+  const { session, events, shared } = core;
   const system = session.credentials[0]!.caller;
   let claimsEpoch = -1;
   // `auto:N` claims follow the world: resolved at startup and again after every world swap.
@@ -199,15 +270,33 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     claimsEpoch = -1;
     void refreshClaims();
   });
-  session.start();
   events.start();
+  // Begun when the bridge stops accepting (streams end then), awaited in the list's turn.
+  let eventsStopped: Promise<void> | undefined;
+  const stopEvents = () => (eventsStopped ??= events.stop());
+  ctx.teardown.add('events', stopEvents);
+  session.start();
+  ctx.teardown.add('turn timer', () => session.stop());
   if (session.multiAgent) {
     events.watchObjectives({
       kingdoms: async () => (await game.submit(bridgeInternal.name, 'kingdoms', null, system)).outcome,
-      judge: (kingdoms) => session.call('objectives', { kingdoms }, system),
+      judge: async (kingdoms) => {
+        try {
+          return { ok: true, value: session.objectives(kingdoms as KingdomInfo[]) };
+        } catch (err) {
+          return toFailure(err);
+        }
+      },
     });
   }
+  return { refreshClaims, stopEvents };
+}
 
+/** BridgeInfo, the command registry and the /capabilities answer. */
+async function describeBridge(ctx: StartContext, core: Core, game: GameThreadHost, eventKinds: readonly string[]) {
+  const { configDir, log } = ctx;
+  const { config, session, gameUrl, commands } = core;
+  const ready = game.ready;
   const info: BridgeInfo = {
     modVersion: MOD_VERSION,
     gameVersion: ready.version,
@@ -234,43 +323,62 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     disabled_commands: registry.disabled,
     event_kinds: eventKinds,
   });
+  return { info, registry, capabilities };
+}
 
+function startPool(
+  ctx: StartContext,
+  core: Core,
+  game: GameThreadHost,
+  refreshClaims: () => Promise<void>,
+  info: BridgeInfo,
+  teardownAt: (run: () => Promise<void>) => void,
+): CommandPool {
+  const { options, timings, log } = ctx;
   const pool = new CommandPool({
-    shared,
-    gameUrl: gameUrl.href,
-    commandModules,
+    shared: core.shared,
+    gameUrl: core.gameUrl.href,
+    commandModules: core.commandModules,
     info,
     timings,
     ...(options.poolThreads === undefined ? {} : { threads: options.poolThreads }),
     ...(options.poolMemoryMb === undefined ? {} : { memoryMb: options.poolMemoryMb }),
     log,
-    hooks: {
-      frame: async (command, phase, input, caller) => {
-        const answer = await game.submit(command, phase, input, caller);
-        await refreshClaims();
-        return answer.outcome;
-      },
-      enqueue: async (command, phase, input, caller, onFailure) => {
-        // The answer goes back as soon as the action is in the queue: whatever the client sends
-        // next is queued behind it (decisions §3: load_world answers once the swap is queued).
-        void game.submit(command, phase, input, caller).then(async (answer) => {
-          await refreshClaims();
-          if (answer.outcome.ok) return;
-          log.warn({ command, phase, code: answer.outcome.code }, `queued ${command}.${phase} failed: ${answer.outcome.message}`);
-          if (onFailure) await game.submit(command, onFailure, null, caller);
-        });
-        return { ok: true, value: null };
-      },
-      session: (name, input, caller) => session.call(name, input, caller),
-      events: (name, input, caller, slot) => events.poolCall(name, input, caller, slot),
-    },
+    hooks: poolHooks(log, core, game, refreshClaims),
   });
+  teardownAt(() => pool.destroy());
+  return pool;
+}
 
-  // In multi-agent mode only agents.json credentials exist: the legacy token answers 401.
-  const credentials = new CredentialTable(session.credentials);
-  const admission = new Admission(config.Bridge.max_concurrent_requests, timings.admissionWaitMs);
-  // decisions §8 and §13: kept answers of keyed requests, on the main loop; gone with the process.
-  const idempotency = new IdempotencyStore({ budgetBytes: config.Bridge.idempotency_budget_mb * 1024 * 1024 });
+/** What pool commands reach on the main loop: frames, the session (its table of calls), events. */
+function poolHooks(log: Logger, core: Core, game: GameThreadHost, refreshClaims: () => Promise<void>): PoolHooks {
+  const { session, events } = core;
+  return {
+    frame: async (command, phase, input, caller) => {
+      const answer = await game.submit(command, phase, input, caller);
+      await refreshClaims();
+      return answer.outcome;
+    },
+    enqueue: async (command, phase, input, caller, onFailure) => {
+      // The answer goes back as soon as the action is in the queue: whatever the client sends
+      // next is queued behind it (decisions §3: load_world answers once the swap is queued).
+      void game.submit(command, phase, input, caller).then(async (answer) => {
+        await refreshClaims();
+        if (answer.outcome.ok) return;
+        log.warn({ command, phase, code: answer.outcome.code }, `queued ${command}.${phase} failed: ${answer.outcome.message}`);
+        if (onFailure) await game.submit(command, onFailure, null, caller);
+      });
+      return { ok: true, value: null };
+    },
+    session: async (name, input, caller) => callSession(session, name, input, caller),
+    events: (name, input, caller, slot) => events.poolCall(name, input, caller, slot),
+  };
+}
+
+/** agents.json and the kill switch, watched live. */
+function startWatchers(ctx: StartContext, core: Core, credentials: CredentialTable, admission: Admission, idempotency: IdempotencyStore) {
+  const { configDir, loaded, timings, log } = ctx;
+  const { config, agents, session, events, shared } = core;
   // decisions §10: agents.json changed live (polled with the kill switch's interval; SIGHUP: reloadAgents).
   const agentsWatch = liveAgents({
     configDir,
@@ -285,6 +393,7 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     intervalMs: timings.killSwitchReloadMs,
     log,
   });
+  ctx.teardown.add('agents.json watch', () => agentsWatch.stop());
   const killSwitch = watchKillSwitch({
     path: loaded.path,
     initial: config.enabled,
@@ -296,19 +405,40 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
       events.hub.emit('enabled_changed', { enabled });
     },
   });
+  ctx.teardown.add('kill switch', () => killSwitch.stop());
+  return { agentsWatch, killSwitch };
+}
 
-  // decisions §9: the series, read from what the parts above already keep.
-  const metrics =
-    options.metrics === false
-      ? null
-      : createMetrics({
-          shared,
-          admission,
-          events: events.hub,
-          multiAgent: session.multiAgent,
-          idempotentReplays: () => idempotency.replays,
-        });
+/** decisions §9: the series, read from what the parts above already keep. */
+function startMetrics(ctx: StartContext, core: Core, admission: Admission, idempotency: IdempotencyStore) {
+  if (ctx.options.metrics === false) return null;
+  const metrics = createMetrics({
+    shared: core.shared,
+    admission,
+    events: core.events.hub,
+    multiAgent: core.session.multiAgent,
+    idempotentReplays: () => idempotency.replays,
+  });
+  ctx.teardown.add('metrics', () => metrics.stop());
+  return metrics;
+}
 
+/** Every part of a started bridge, as the http step and the handle read them. */
+type Parts = Core &
+  Awaited<ReturnType<typeof startSessionFeeds>> &
+  Awaited<ReturnType<typeof describeBridge>> &
+  ReturnType<typeof startWatchers> & {
+    game: GameThreadHost;
+    pool: CommandPool;
+    credentials: CredentialTable;
+    admission: Admission;
+    idempotency: IdempotencyStore;
+    metrics: ReturnType<typeof startMetrics>;
+  };
+
+async function startHttp(ctx: StartContext, parts: Parts, connectionsTeardown: (run: () => Promise<void>) => void) {
+  const { timings, log } = ctx;
+  const { config, credentials, killSwitch, registry, admission, session, shared, info, capabilities, events, metrics, game, pool, idempotency } = parts;
   let port = config.Bridge.port;
   const app = createApp({
     port: () => port,
@@ -329,57 +459,41 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
     idempotency,
   });
 
-  let server: Server;
-  try {
-    server = await listen({ fetch: app.fetch, port, log });
-  } catch (err) {
-    killSwitch.stop();
-    agentsWatch.stop();
-    await events.stop();
-    await pool.destroy();
-    await game.stop();
-    throw err;
-  }
+  const server = await listen({ fetch: app.fetch, port, log });
   port = (server.address() as { port: number }).port;
-  const url = `http://127.0.0.1:${port}`;
-  runtime.listening(url, port);
-  log.info({ url, config: loaded.path, mod_version: MOD_VERSION, game: fileURLToPath(gameUrl) }, 'bridge listening');
-
-  let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => {
-    closing ??= (async () => {
-      // decisions §1: stop accepting, answer what waits with BUSY, let started actions finish
-      // (at most the grace period), then close the threads.
-      Atomics.store(shared.control, kStopping, 1);
-      const closed = new Promise<void>((done) => server.close(() => done()));
-      server.closeIdleConnections();
-      admission.close();
-      // Every event stream ends cleanly; waiting recv_events answer with what they have.
-      const eventsStopped = events.stop();
-      game.closeQueue();
-      await Promise.race([waitUntil(() => admission.inUse === 0), sleep(timings.shutdownGraceMs)]);
-      killSwitch.stop();
-      agentsWatch.stop();
-      session.stop();
-      await eventsStopped;
-      await game.stop();
-      await pool.destroy();
-      server.closeAllConnections();
-      await closed;
-      metrics?.stop();
-      runtime.release();
-      log.info('bridge closed');
-      if (!options.logger) log.flush();
-    })();
-    return closing;
+  let closed: Promise<void> | undefined;
+  const stopAccepting = () => {
+    closed ??= new Promise<void>((done) => server.close(() => done()));
+    server.closeIdleConnections();
   };
+  connectionsTeardown(async () => {
+    stopAccepting();
+    server.closeAllConnections();
+    await closed;
+  });
+  // decisions §1: stop accepting, answer what waits with BUSY, let started actions finish (at most
+  // the grace period); the threads close after this, in the list's turn.
+  ctx.teardown.add('accepting', async () => {
+    Atomics.store(shared.control, kStopping, 1);
+    stopAccepting();
+    admission.close();
+    // Every event stream ends cleanly; waiting recv_events answer with what they have.
+    void parts.stopEvents();
+    game.closeQueue();
+    await waitUntil(() => admission.inUse === 0, timings.shutdownGraceMs);
+  });
+  return { port, url: `http://127.0.0.1:${port}` };
+}
 
+function bridgeHandle(ctx: StartContext, parts: Parts, url: string, port: number): BridgeHandle {
+  const { admission, game, shared, pool, events, idempotency, agentsWatch } = parts;
+  let closing: Promise<void> | undefined;
   return {
     url,
     port,
-    token: config.Bridge.token,
-    configPath: loaded.path,
-    info,
+    token: parts.config.Bridge.token,
+    configPath: ctx.loaded.path,
+    info: parts.info,
     stats: () => ({
       slotsInUse: admission.inUse,
       waiting: admission.waiting,
@@ -393,8 +507,28 @@ async function start(options: BridgeOptions, configDir: string, loaded: LoadedCo
       idempotentBytes: idempotency.bytes,
     }),
     reloadAgents: () => agentsWatch.reload(),
-    close,
+    close: () => (closing ??= close(ctx)),
   };
+}
+
+/** Unwinds every part; rejects with what failed once all of them have had their turn. */
+async function close(ctx: StartContext): Promise<void> {
+  const failures = await unwind(ctx);
+  if (failures.length === 1) throw failures[0]!.error;
+  if (failures.length > 1)
+    throw new AggregateError(
+      failures.map((failure) => failure.error),
+      `closing the bridge: ${failures.length} parts failed to close`,
+    );
+}
+
+/** The teardown list, each step logged (debug), each failure logged and the rest still run. */
+function unwind(ctx: StartContext) {
+  const { log } = ctx;
+  return ctx.teardown.unwind({
+    before: (name) => log.debug({ part: name }, `closing: ${name}`),
+    failed: (name, err) => log.error({ part: name, err }, `closing: ${name} failed: ${(err as Error)?.message ?? String(err)}`),
+  });
 }
 
 function frameStats(stats: Float64Array): BridgeStats['frames'] {
@@ -427,10 +561,8 @@ function fileSha256(url: URL): string {
   return createHash('sha256').update(readFileSync(url)).digest('hex');
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms).unref());
-}
-
-async function waitUntil(predicate: () => boolean): Promise<void> {
-  while (!predicate()) await sleep(10);
+/** Polls `predicate` until it holds or `ms` have passed; never holds the process up. */
+async function waitUntil(predicate: () => boolean, ms: number): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!predicate() && performance.now() < deadline) await sleep(10, { unref: true });
 }

@@ -18,12 +18,11 @@ export type PermissionName = keyof typeof PERMISSIONS;
 
 export const ALL_PERMISSIONS = Object.values(PERMISSIONS).reduce((mask, bit) => mask | bit, 0);
 
-const p = PERMISSIONS;
 export const ROLE_MASKS = {
   god: ALL_PERMISSIONS,
-  faction_player: p.read_own_faction | p.action_faction | p.send_message | p.recv_message | p.advance_time,
-  observer: p.read_all | p.read_own_faction | p.send_message | p.recv_message,
-  narrator: p.read_all | p.read_own_faction | p.send_message | p.recv_message | p.send_broadcast,
+  faction_player: PERMISSIONS.read_own_faction | PERMISSIONS.action_faction | PERMISSIONS.send_message | PERMISSIONS.recv_message | PERMISSIONS.advance_time,
+  observer: PERMISSIONS.read_all | PERMISSIONS.read_own_faction | PERMISSIONS.send_message | PERMISSIONS.recv_message,
+  narrator: PERMISSIONS.read_all | PERMISSIONS.read_own_faction | PERMISSIONS.send_message | PERMISSIONS.recv_message | PERMISSIONS.send_broadcast,
 } as const;
 
 export type RoleName = keyof typeof ROLE_MASKS;

@@ -3,6 +3,7 @@
 import type { CommandDescriptor, DisabledCommand } from '../commands/registry.ts';
 import type { HealthObject } from '../commands/meta/health.ts';
 import { isErrorCode } from '../errors/codes.ts';
+import { sleep } from '../shared/sleep.ts';
 import { KEYED_COMMANDS, type ArgsOptional, type BatchItem, type BatchResults, type CommandArgs, type CommandName, type CommandResult } from './commands.ts';
 import { DEFAULT_CONFIG_DIR, readBridgeConfig } from './config.ts';
 import { BridgeCallError, BridgeConnectionError, ClientConfigError, type ErrorBody } from './errors.ts';
@@ -18,7 +19,7 @@ export interface Capabilities {
   engine_version: string;
   game_assembly_sha256: string;
   commands: CommandDescriptor[];
-  /** Additive (v0.4): the commands the game module cannot run, and why; absent from older bridges. */
+  /** Additive to the spec's object: the commands the game module cannot run, and why; optional, so a bridge may leave it out. */
   disabled_commands?: DisabledCommand[];
 }
 
@@ -184,7 +185,7 @@ export class BridgeClient {
       const delayMs = retryDelay(attempt, answer.headers.get('retry-after'), policy);
       if (delayMs === null) throw error;
       this.#onRetry?.({ retry: attempt, delayMs, error });
-      await sleep(delayMs, options.signal);
+      await sleep(delayMs, { signal: options.signal });
     }
   }
 
@@ -271,19 +272,4 @@ function describeFetchError(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } } | null)?.cause;
   if (cause?.code === 'ECONNREFUSED') return 'connection refused';
   return cause?.message ?? (err as Error)?.message ?? String(err);
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

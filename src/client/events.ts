@@ -7,6 +7,7 @@
 import { BridgeCallError, BridgeConnectionError, callErrorOf } from './errors.ts';
 import { parseRetryAfter } from './retry.ts';
 import { SseParser, type SseItem } from './sse.ts';
+import { sleep } from '../shared/sleep.ts';
 
 /** One event: the envelope of docs/events.md and the kind's own fields. */
 export interface BridgeEvent {
@@ -366,7 +367,8 @@ export class EventStream implements AsyncIterableIterator<BridgeEvent> {
     const notice: StreamReconnectEvent = { type: 'reconnect', attempt: this.#failures, delayMs, reason, lastSeq: this.#lastSeq };
     if (error !== undefined) notice.error = error;
     this.#options.onNotice?.(notice);
-    await sleep(delayMs, this.#closer.signal);
+    // Closing the stream cuts the wait short; the caller then sees it closed.
+    await sleep(delayMs, { signal: this.#closer.signal }).catch(() => {});
   }
 
   async #close(): Promise<void> {
@@ -376,18 +378,4 @@ export class EventStream implements AsyncIterableIterator<BridgeEvent> {
     this.#closer.abort();
     this.#drop();
   }
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts (the stream closing). */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

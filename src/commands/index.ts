@@ -62,7 +62,7 @@ export const COMMANDS: readonly CommandDef[] = [
   generateWorld, // 26
   saveWorld, // 27
   loadWorld, // 28
-  recvEvents, // 29 (decisions §7, v0.4)
-  batch, // 30 (decisions §8, v0.4)
+  recvEvents, // 29 (decisions §7)
+  batch, // 30 (decisions §8)
   observe, // 31 (the fixed-size view for learning agents)
 ] as unknown as readonly CommandDef[];

@@ -29,6 +29,8 @@ export function watchAgents(options: {
   onInvalid(reason: string): void;
 }): AgentsWatch {
   let lastText = options.initialText ?? ABSENT;
+  // A read still in flight when stop() is called applies nothing: the session may be closing.
+  let stopped = false;
 
   async function readOnce(): Promise<void> {
     let text: string;
@@ -38,7 +40,7 @@ export function watchAgents(options: {
       const code = (err as NodeJS.ErrnoException).code;
       text = code === 'ENOENT' ? ABSENT : `${UNREADABLE}${code}`;
     }
-    if (text === lastText) return;
+    if (stopped || text === lastText) return;
     lastText = text;
     if (!options.multiAgent) {
       // Creating agents.json in legacy mode: the mode is chosen at startup only.
@@ -82,5 +84,11 @@ export function watchAgents(options: {
 
   const timer = setInterval(() => void reload(), options.intervalMs);
   timer.unref();
-  return { reload, stop: () => clearInterval(timer) };
+  return {
+    reload,
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
 }

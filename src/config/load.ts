@@ -88,9 +88,9 @@ export function parseToml(path: string, text: string): Record<string, unknown> {
     return toml.parse(text) as Record<string, unknown>;
   } catch (err) {
     // toml places every error it throws: a syntax error by `location`, a key defined twice by `line` and `column`.
-    const e = err as Error & { line?: number; column?: number; location?: { start: { line: number; column: number } } };
-    const at = e.location?.start ?? { line: e.line, column: e.column };
-    throw new ConfigError(`${path}: not valid TOML (line ${at.line}, column ${at.column}): ${e.message}`);
+    const thrown = err as Error & { line?: number; column?: number; location?: { start: { line: number; column: number } } };
+    const at = thrown.location?.start ?? { line: thrown.line, column: thrown.column };
+    throw new ConfigError(`${path}: not valid TOML (line ${at.line}, column ${at.column}): ${thrown.message}`);
   }
 }
 

@@ -1,5 +1,6 @@
-// Issue 10: the bridge names itself in a runtime file beside bridge.toml while it runs (the format
-// and the reader are in src/shared/runtime-file.ts, which the clients share).
+// While it runs, the bridge names itself in a runtime file beside bridge.toml, so a client finds its
+// URL and a second bridge on the same config dir is refused (the format and the reader are in
+// src/shared/runtime-file.ts, which the clients share).
 import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { heldRuntimeFiles, readRuntime, runtimePath, type RuntimeInfo } from '../shared/runtime-file.ts';
 import { ConfigError } from './load.ts';

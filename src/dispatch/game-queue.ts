@@ -4,6 +4,7 @@ import { LIMITS, type Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { ENTRY_EXPIRED, ENTRY_FREE, ENTRY_QUEUED, ENTRY_STARTED, kQueued, sharedNow, type SharedState } from '../shared/layout.ts';
 import type { ActionMessage, ActionReply, DispatcherPortMessage, EventBatch } from '../shared/protocol.ts';
+import { sleep } from '../shared/sleep.ts';
 
 /** What the dispatcher answers for one queued action. */
 export interface QueueAnswer {
@@ -115,7 +116,7 @@ export class GameQueue {
     let late = false;
     const limit = setTimeout(() => (late = true), ms);
     while (!late && [...this.#entries.values()].some((e) => Atomics.load(this.#shared.entries, e.slot) === ENTRY_STARTED)) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await sleep(10);
     }
     clearTimeout(limit);
   }

@@ -5,6 +5,7 @@ import type { CallerContext } from '../shared/caller.ts';
 import { kStopping, type SharedState } from '../shared/layout.ts';
 import type { EventBatch, GameThreadControl, GameThreadData, GameThreadEvent } from '../shared/protocol.ts';
 import { moduleUrl } from '../shared/modules.ts';
+import { sleep } from '../shared/sleep.ts';
 import { startThread } from '../shared/start-thread.ts';
 import { GameQueue, type QueueAnswer } from './game-queue.ts';
 
@@ -106,7 +107,7 @@ export class GameThreadHost {
       running.worker.on('message', (event: GameThreadEvent) => event.type === 'stopped' && done(undefined));
       running.worker.once('exit', done);
     });
-    await Promise.race([finished, sleep(200)]);
+    await Promise.race([finished, sleep(200, { unref: true })]);
     await running.worker.terminate();
     running.queue.fail(busy('the bridge is shutting down'));
     running.port.close();
@@ -223,8 +224,4 @@ function waitForReady(worker: Worker): Promise<ReadyEvent> {
 
 function busy(message: string): Failure {
   return { ok: false, code: 'BUSY', message: `${message}; nothing reached the world, retry later` };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms).unref());
 }

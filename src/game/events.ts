@@ -18,7 +18,7 @@
 import type { GameHost } from '../shared/game-module.ts';
 import { ACTORS } from './assets.ts';
 import { actorName } from './names.ts';
-import { cityOf, forDisc, type City, type Kingdom, type World } from './world.ts';
+import { cityOf, forDisc, type City, type DeathCause, type Kingdom, type PeaceReason, type World, type WorldEventSink } from './world.ts';
 
 interface EventKindInfo {
   description: string;
@@ -172,9 +172,6 @@ export const SANDBOX_EVENT_FOG: Readonly<Record<string, readonly string[]>> = Ob
 /** The kingdom list of a civilised nomad's events: no kingdom is 0, so no claim sees it under fog. */
 export const NO_KINGDOM = 0;
 
-export type DeathCause = 'age' | 'hunger' | 'plague' | 'fire' | 'lava' | 'drowning' | 'combat' | 'zombified' | 'power';
-export type PeaceReason = 'treaty' | 'world_peace' | 'kingdom_fell';
-
 const GLOBAL: readonly number[] = Object.freeze([]);
 
 /**
@@ -212,7 +209,7 @@ export class KingdomSet {
     const r = Math.max(0, Math.floor(radius));
     const r2 = r * r + r; // forDisc's disc
     const a = w.a;
-    const end = w.hwm;
+    const end = w.slotEnd;
     for (let s = 0; s < end; s++) {
       if (a.alive[s] !== 1) continue;
       const dx = (a.x[s]! | 0) - x;
@@ -227,7 +224,7 @@ export class KingdomSet {
     const cx = x + 0.5;
     const cy = y + 0.5;
     const reach2 = reach * reach;
-    const end = w.hwm;
+    const end = w.slotEnd;
     for (let s = 0; s < end; s++) {
       if (a.alive[s] !== 1) continue;
       const dx = a.x[s]! - cx;
@@ -251,7 +248,7 @@ export class KingdomSet {
  * swap hands it to the new world). The frame is the time from one update() to the next: update()
  * calls endFrame() first, which sends the previous frame's population summaries.
  */
-export class WorldEvents {
+export class WorldEvents implements WorldEventSink {
   /** host.emit calls that threw (ignored: emission never throws into the simulation). */
   emitErrors = 0;
   /** Actor events (born + died) so far this frame. */
@@ -371,7 +368,7 @@ export class WorldEvents {
     const counts = this.aliveScratch;
     counts.fill(0);
     const a = w.a;
-    const end = w.hwm;
+    const end = w.slotEnd;
     for (let s = 0; s < end; s++) if (a.alive[s] === 1) counts[a.kingdom[s]!]!++;
     return counts;
   }

@@ -280,7 +280,7 @@ export function snapshotWorld(): WorldSnapshot {
 }
 
 export function installWorld(snapshot: WorldSnapshot): void {
-  const l = current();
+  const state = current();
   let world: World;
   try {
     world = fromSnapshot(snapshot);
@@ -289,11 +289,11 @@ export function installWorld(snapshot: WorldSnapshot): void {
     throw err;
   }
   // The old world's frame ends here: its summaries count its own actors. The reporter moves on.
-  l.events?.endFrame(l.world);
-  world.events = l.events;
-  l.world = world;
-  l.ui.worldLoading = false;
-  l.ui.pendingMs = 0;
+  state.events?.endFrame(state.world);
+  world.events = state.events;
+  state.world = world;
+  state.ui.worldLoading = false;
+  state.ui.pendingMs = 0;
 }
 
 export function setWorldLoading(loading: boolean): void {

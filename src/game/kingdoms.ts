@@ -231,7 +231,7 @@ export function destroyCity(w: World, city: City): void {
   city.leaderUid = 0;
   city.leaderSlot = -1;
   const a = w.a;
-  for (let i = 0; i < w.hwm; i++) if (a.alive[i] === 1 && a.city[i] === city.id) a.city[i] = 0;
+  for (let i = 0; i < w.slotEnd; i++) if (a.alive[i] === 1 && a.city[i] === city.id) a.city[i] = 0;
   const kingdom = kingdomOf(w, city.kingdomId);
   if (kingdom) {
     if (kingdom.cities > 0) kingdom.cities--;
@@ -246,7 +246,7 @@ export function conquerCity(w: World, city: City, winnerId: number): void {
   if (!winner?.alive || winner.wild || city.kingdomId === winnerId) return;
   const a = w.a;
   let moved = 0;
-  for (let i = 0; i < w.hwm; i++) {
+  for (let i = 0; i < w.slotEnd; i++) {
     if (a.alive[i] === 1 && a.city[i] === city.id) {
       a.kingdom[i] = winnerId;
       moved++;
@@ -272,7 +272,7 @@ function cityOrKingdom<T>(list: T[], id: number): T | undefined {
 }
 
 function leaderValid(w: World, slot: number, uid: number): boolean {
-  return uid !== 0 && slot >= 0 && slot < w.hwm && w.a.alive[slot] === 1 && w.a.uid[slot] === uid;
+  return uid !== 0 && slot >= 0 && slot < w.slotEnd && w.a.alive[slot] === 1 && w.a.uid[slot] === uid;
 }
 
 /**
@@ -296,7 +296,7 @@ export function census(w: World): void {
     }
   }
   w.assetPop.fill(0);
-  for (let i = 0; i < w.hwm; i++) {
+  for (let i = 0; i < w.slotEnd; i++) {
     if (a.alive[i] !== 1) continue;
     w.assetPop[a.asset[i]!]!++;
     const k = cityOrKingdom(w.kingdoms, a.kingdom[i]!);
@@ -410,7 +410,7 @@ function foundColony(w: World, city: City): void {
   // Settlers: up to eight adults leave for the new city (they walk there: it is outside their old land).
   const a = w.a;
   let moved = 0;
-  for (let i = 0; i < w.hwm && moved < 8; i++) {
+  for (let i = 0; i < w.slotEnd && moved < 8; i++) {
     if (a.alive[i] === 1 && a.city[i] === city.id && i !== city.leaderSlot && isAdult(w, i)) {
       joinCity(w, i, colony.id);
       moved++;

@@ -182,7 +182,7 @@ export function forActorsInDisc(w: World, x: number, y: number, radius: number, 
   const cx = x + 0.5;
   const cy = y + 0.5;
   const reach = (radius + 0.5) * (radius + 0.5);
-  const end = w.hwm;
+  const end = w.slotEnd;
   for (let i = 0; i < end; i++) {
     if (a.alive[i] !== 1) continue;
     const dx = a.x[i]! - cx;

@@ -36,56 +36,56 @@ export function render(s: SandboxSnapshot, maxDimension: number): Image {
     const oy = Math.min(outH - 1, Math.floor((y * outH) / height));
     for (let x = 0; x < width; x++) {
       const i = y * width + x;
-      const t = type[i]!;
-      const tile = TILES[t]!;
-      const e = elevation[i]!;
-      const shade = TILE_WATER[t] === 1 ? 0.7 + 0.6 * Math.min(1, e / 100) : 0.78 + 0.44 * (e / 255);
+      const ground = type[i]!;
+      const tile = TILES[ground]!;
+      const altitude = elevation[i]!;
+      const shade = TILE_WATER[ground] === 1 ? 0.7 + 0.6 * Math.min(1, altitude / 100) : 0.78 + 0.44 * (altitude / 255);
       let r = tile.color[0] * shade;
       let g = tile.color[1] * shade;
       let b = tile.color[2] * shade;
-      const tp = top[i]!;
-      if (tp !== 0) {
-        const c = TOPS[tp - 1]!.color;
-        r = r * 0.35 + c[0] * 0.65;
-        g = g * 0.35 + c[1] * 0.65;
-        b = b * 0.35 + c[2] * 0.65;
+      const topType = top[i]!;
+      if (topType !== 0) {
+        const topColor = TOPS[topType - 1]!.color;
+        r = r * 0.35 + topColor[0] * 0.65;
+        g = g * 0.35 + topColor[1] * 0.65;
+        b = b * 0.35 + topColor[2] * 0.65;
       }
-      const f = fire[i]!;
-      if (f !== 0 && f !== FIRE_EXTINGUISHED) {
+      const flame = fire[i]!;
+      if (flame !== 0 && flame !== FIRE_EXTINGUISHED) {
         r = r * 0.2 + 255 * 0.8;
         g = g * 0.2 + 120 * 0.8;
         b = b * 0.2 + 20 * 0.8;
       }
-      const o = owner[i]!;
-      const kc = o !== 0 ? cityColor[o]! : -1;
-      if (kc >= 0) {
-        const kr = (kc >> 16) & 255;
-        const kg = (kc >> 8) & 255;
-        const kb = kc & 255;
+      const ownerCity = owner[i]!;
+      const ownerColor = ownerCity !== 0 ? cityColor[ownerCity]! : -1;
+      if (ownerColor >= 0) {
+        const kr = (ownerColor >> 16) & 255;
+        const kg = (ownerColor >> 8) & 255;
+        const kb = ownerColor & 255;
         const border =
-          (x > 0 && owner[i - 1] !== o) ||
-          (x < width - 1 && owner[i + 1] !== o) ||
-          (y > 0 && owner[i - width] !== o) ||
-          (y < height - 1 && owner[i + width] !== o);
+          (x > 0 && owner[i - 1] !== ownerCity) ||
+          (x < width - 1 && owner[i + 1] !== ownerCity) ||
+          (y > 0 && owner[i - width] !== ownerCity) ||
+          (y < height - 1 && owner[i + width] !== ownerCity);
         const mix = border ? 0.9 : 0.2;
         r = r * (1 - mix) + kr * mix;
         g = g * (1 - mix) + kg * mix;
         b = b * (1 - mix) + kb * mix;
       }
-      const p = oy * outW + colX[x]!;
-      sums[p * 3] = sums[p * 3]! + r;
-      sums[p * 3 + 1] = sums[p * 3 + 1]! + g;
-      sums[p * 3 + 2] = sums[p * 3 + 2]! + b;
-      counts[p]!++;
+      const pixel = oy * outW + colX[x]!;
+      sums[pixel * 3] = sums[pixel * 3]! + r;
+      sums[pixel * 3 + 1] = sums[pixel * 3 + 1]! + g;
+      sums[pixel * 3 + 2] = sums[pixel * 3 + 2]! + b;
+      counts[pixel]!++;
     }
   }
   const rgba = new Uint8Array(outW * outH * 4);
-  for (let p = 0; p < outW * outH; p++) {
-    const n = counts[p]! || 1;
-    rgba[p * 4] = Math.min(255, Math.round(sums[p * 3]! / n));
-    rgba[p * 4 + 1] = Math.min(255, Math.round(sums[p * 3 + 1]! / n));
-    rgba[p * 4 + 2] = Math.min(255, Math.round(sums[p * 3 + 2]! / n));
-    rgba[p * 4 + 3] = 255;
+  for (let pixel = 0; pixel < outW * outH; pixel++) {
+    const n = counts[pixel]! || 1;
+    rgba[pixel * 4] = Math.min(255, Math.round(sums[pixel * 3]! / n));
+    rgba[pixel * 4 + 1] = Math.min(255, Math.round(sums[pixel * 3 + 1]! / n));
+    rgba[pixel * 4 + 2] = Math.min(255, Math.round(sums[pixel * 3 + 2]! / n));
+    rgba[pixel * 4 + 3] = 255;
   }
 
   // Actors: a dot about half a tile wide (at least one pixel), civilised ones in their kingdom's colour.
@@ -97,8 +97,8 @@ export function render(s: SandboxSnapshot, maxDimension: number): Image {
     const asset = a.asset[i]!;
     let color = ACTORS[asset]?.color ?? [255, 0, 255];
     if (ACTOR_KIND[asset] === ACTOR_KIND_CIV) {
-      const kid = a.kingdom[i]!;
-      const k = kid > 0 ? s.kingdoms[kid - 1] : undefined;
+      const kingdomId = a.kingdom[i]!;
+      const k = kingdomId > 0 ? s.kingdoms[kingdomId - 1] : undefined;
       if (k) color = [Math.min(255, ((k.color >> 16) & 255) + 40), Math.min(255, ((k.color >> 8) & 255) + 40), Math.min(255, (k.color & 255) + 40)];
     }
     const ox = Math.min(outW - 1, Math.floor((a.x[i]! * outW) / width));

@@ -76,7 +76,7 @@ export function restoreWorld(w: World, sp: Savepoint): World {
   w.fireCount = s.fireList.length;
   // Slots past the high-water mark are never read before createActor writes every field of them.
   for (const name of ACTOR_FIELD_NAMES) (w.a[name] as { set(src: ArrayLike<number>): void }).set(s.actors[name]);
-  w.hwm = s.hwm;
+  w.slotEnd = s.hwm;
   w.free.set(s.free);
   w.freeCount = s.free.length;
   w.assetPop.set(s.assetPop);

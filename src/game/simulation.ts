@@ -49,7 +49,7 @@ import {
   MAX_CIV_KINGDOMS_ALIVE,
   wildKingdomFor,
 } from './kingdoms.ts';
-import { reportBirth, reportDeath, type DeathCause } from './events.ts';
+import { reportBirth, reportDeath } from './events.ts';
 import { chancePerMille, hash32, nextFloat, nextU32 } from './rng.ts';
 import {
   ACTOR_FIELD_NAMES,
@@ -62,6 +62,7 @@ import {
   kingdomOf,
   setTileType,
   setTop,
+  type DeathCause,
   type World,
 } from './world.ts';
 
@@ -107,7 +108,7 @@ export function rebuildGrid(w: World): void {
   const ay = a.y;
   const alive = a.alive;
   const cells = cellFill.length;
-  const end = w.hwm;
+  const end = w.slotEnd;
   cellFill.fill(0);
   for (let i = 0; i < end; i++) {
     if (alive[i] === 0) {
@@ -159,14 +160,14 @@ export function compactActors(w: World): void {
     for (let p = 0; p < total; p++) dst[p] = src[cellI32[(p << 2) + 2]!]!;
   }
   const remap = w.cellOf;
-  remap.fill(-1, 0, w.hwm);
+  remap.fill(-1, 0, w.slotEnd);
   for (let p = 0; p < total; p++) remap[cellI32[(p << 2) + 2]!] = p;
-  const follow = (slot: number) => (slot >= 0 && slot < w.hwm ? remap[slot]! : -1);
+  const follow = (slot: number) => (slot >= 0 && slot < w.slotEnd ? remap[slot]! : -1);
   for (const k of w.kingdoms) if (k.kingSlot >= 0) k.kingSlot = follow(k.kingSlot);
   for (const c of w.cities) if (c.leaderSlot >= 0) c.leaderSlot = follow(c.leaderSlot);
   w.spare = from;
   w.a = to;
-  w.hwm = total;
+  w.slotEnd = total;
   w.freeCount = 0;
   rebuildGrid(w);
 }
@@ -189,7 +190,7 @@ function actorPass(w: World): void {
   const height = w.height;
   const tileType = w.tileType;
   const phase = w.tick & THINK_MASK;
-  const end = w.hwm;
+  const end = w.slotEnd;
   for (let i = 0; i < end; i++) {
     if (alive[i] === 0) continue;
     if (((i + phase) & THINK_MASK) === 0) {
@@ -242,17 +243,17 @@ function think(w: World, i: number): void {
   }
   const x = a.x[i]!;
   const y = a.y[i]!;
-  const ti = (y | 0) * w.width + (x | 0);
-  const tt = w.tileType[ti]!;
+  const tile = (y | 0) * w.width + (x | 0);
+  const ground = w.tileType[tile]!;
   const habitat = ACTOR_HABITAT[asset]!;
   const kind = ACTOR_KIND[asset]!;
   let hp = a.hp[i]!;
   if (ACTOR_FIREPROOF[asset] === 0) {
-    const f = w.fire[ti]!;
+    const f = w.fire[tile]!;
     if (f !== 0 && f !== FIRE_EXTINGUISHED) hp -= FIRE_DAMAGE;
-    if (tt === T.lava && habitat !== HABITAT_AIR) hp -= LAVA_DAMAGE;
+    if (ground === T.lava && habitat !== HABITAT_AIR) hp -= LAVA_DAMAGE;
   }
-  if (habitat === HABITAT_LAND ? TILE_WATER[tt] === 1 : habitat === HABITAT_WATER && TILE_WATER[tt] === 0) hp -= DROWN_DAMAGE;
+  if (habitat === HABITAT_LAND ? TILE_WATER[ground] === 1 : habitat === HABITAT_WATER && TILE_WATER[ground] === 0) hp -= DROWN_DAMAGE;
   const plague = a.plague[i]!;
   if (plague > 0) {
     a.plague[i] = plague > THINK_EVERY ? plague - THINK_EVERY : 0;
@@ -274,14 +275,14 @@ function think(w: World, i: number): void {
   }
   if (hp <= 0) {
     // The cause is worked out only for a death that someone hears of: the living pay nothing for it.
-    if (w.events !== null) reportDeath(w, i, hazardCause(w, i, ti, tt, habitat, plague));
+    if (w.events !== null) reportDeath(w, i, hazardCause(w, i, tile, ground, habitat, plague));
     killActor(w, i);
     return;
   }
   a.hp[i] = hp;
   const cooldown = a.cooldown[i]!;
   if (cooldown > 0) a.cooldown[i] = cooldown - 1;
-  const speed = (habitat === HABITAT_AIR ? 1 : TILE_SPEED[tt]!) * (a.blessed[i]! > 0 ? 1.25 : 1) * ACTOR_SPEED[asset]!;
+  const speed = (habitat === HABITAT_AIR ? 1 : TILE_SPEED[ground]!) * (a.blessed[i]! > 0 ? 1.25 : 1) * ACTOR_SPEED[asset]!;
 
   // Neighbours from the grid's cell-ordered copies: the nearest actor worth attacking, threats to
   // flee, kin for crowding.
@@ -348,16 +349,16 @@ function think(w: World, i: number): void {
     return;
   }
   if (asset === A.dragon || asset === A.demon) {
-    if ((nextU32(w.rng) & 7) < PER_THINK) ignite(w, ti, 25);
+    if ((nextU32(w.rng) & 7) < PER_THINK) ignite(w, tile, 25);
   }
-  if (a.hunger[i]! > HUNGRY) eat(w, i, ti, tt, kind);
+  if (a.hunger[i]! > HUNGRY) eat(w, i, tile, ground, kind);
   if (a.cooldown[i] === 0 && a.hunger[i]! < 128 && ACTORS[asset]!.breedPerMille > 0 && isAdult(w, i) && canBreed(w, i, kin, kind)) {
     if (chancePerMille(w.rng, ACTORS[asset]!.breedPerMille * PER_THINK) && w.birthCount < w.births.length) {
       w.births[w.birthCount++] = i;
       a.cooldown[i] = Math.ceil(ACTORS[asset]!.breedCooldown / PER_THINK);
     }
   }
-  if (kind === ACTOR_KIND_CIV) civMove(w, i, ti, speed);
+  if (kind === ACTOR_KIND_CIV) civMove(w, i, tile, speed);
   else wander(w, i, 3, speed);
 }
 
@@ -365,7 +366,7 @@ function think(w: World, i: number): void {
  * Which of the hazards of a fatal think did the most damage (the same tests and figures as think).
  * Reads only: `plague` is the sickness left before this think.
  */
-function hazardCause(w: World, i: number, ti: number, tt: number, habitat: number, plague: number): DeathCause {
+function hazardCause(w: World, i: number, tile: number, ground: number, habitat: number, plague: number): DeathCause {
   const a = w.a;
   const asset = a.asset[i]!;
   let cause: DeathCause = 'combat'; // none applied: earlier wounds did it
@@ -377,11 +378,11 @@ function hazardCause(w: World, i: number, ti: number, tt: number, habitat: numbe
     }
   };
   if (ACTOR_FIREPROOF[asset] === 0) {
-    const f = w.fire[ti]!;
+    const f = w.fire[tile]!;
     if (f !== 0 && f !== FIRE_EXTINGUISHED) weigh(FIRE_DAMAGE, 'fire');
-    if (tt === T.lava && habitat !== HABITAT_AIR) weigh(LAVA_DAMAGE, 'lava');
+    if (ground === T.lava && habitat !== HABITAT_AIR) weigh(LAVA_DAMAGE, 'lava');
   }
-  if (habitat === HABITAT_LAND ? TILE_WATER[tt] === 1 : habitat === HABITAT_WATER && TILE_WATER[tt] === 0) weigh(DROWN_DAMAGE, 'drowning');
+  if (habitat === HABITAT_LAND ? TILE_WATER[ground] === 1 : habitat === HABITAT_WATER && TILE_WATER[ground] === 0) weigh(DROWN_DAMAGE, 'drowning');
   if (plague > 0) weigh(PLAGUE_DAMAGE, 'plague');
   if (ACTOR_HUNGER_RATE[asset] !== 0 && a.hunger[i] === 255) weigh((a.maxHp[i]! >> 3 || 1) * PER_THINK, 'hunger');
   return cause;
@@ -446,7 +447,7 @@ function attack(w: World, i: number, j: number): void {
   }
 }
 
-function eat(w: World, i: number, ti: number, tt: number, kind: number): void {
+function eat(w: World, i: number, tile: number, ground: number, kind: number): void {
   const a = w.a;
   if (kind === ACTOR_KIND_CIV) {
     const city = cityOf(w, a.city[i]!);
@@ -459,11 +460,11 @@ function eat(w: World, i: number, ti: number, tt: number, kind: number): void {
   const grazer = ACTOR_GRAZER[a.asset[i]!] === 1;
   // A starving hunter makes do with berries and roots, at a third of a grazer's gain.
   if (!grazer && (ACTOR_CARNIVORE[a.asset[i]!] === 0 || a.hunger[i]! < STARVING)) return;
-  const food = TILE_FOOD[tt]! + TOP_FOOD[w.topType[ti]!]!;
+  const food = TILE_FOOD[ground]! + TOP_FOOD[w.topType[tile]!]!;
   if (food === 0) return;
   a.hunger[i] = Math.max(0, a.hunger[i]! - Math.floor((food * 40) / (grazer ? 1 : 3)));
   // Grazing wears the grass down; regrowth brings it back.
-  if (tt === T.grass && kind === ACTOR_KIND_ANIMAL && (nextU32(w.rng) & 15) === 0) setTileType(w, ti, T.soilHigh);
+  if (ground === T.grass && kind === ACTOR_KIND_ANIMAL && (nextU32(w.rng) & 15) === 0) setTileType(w, tile, T.soilHigh);
 }
 
 function canBreed(w: World, i: number, kin: number, kind: number): boolean {
@@ -519,7 +520,7 @@ function wander(w: World, i: number, stops: number, speed: number): void {
   a.vy[i] = DIRS_Y[dir]! * speed;
 }
 
-function civMove(w: World, i: number, ti: number, speed: number): void {
+function civMove(w: World, i: number, tile: number, speed: number): void {
   const a = w.a;
   const cityId = a.city[i]!;
   let city = cityOf(w, cityId);
@@ -545,7 +546,7 @@ function civMove(w: World, i: number, ti: number, speed: number): void {
   // Homeless: join a city of our own on whose land we stand, walk home, or found one.
   const kingdomId = a.kingdom[i]!;
   const kingdom = kingdomOf(w, kingdomId);
-  const owner = cityOf(w, w.owner[ti]!);
+  const owner = cityOf(w, w.owner[tile]!);
   if (owner?.alive) {
     const ownerKingdom = kingdomOf(w, owner.kingdomId);
     const mine = kingdomId !== 0 ? owner.kingdomId === kingdomId : ownerKingdom !== undefined && ownerKingdom.race === ACTORS[a.asset[i]!]!.race;
@@ -593,32 +594,32 @@ function firePass(w: World): void {
   const height = w.height;
   let k = 0;
   while (k < w.fireCount) {
-    const ti = w.fireList[k]!;
-    const f = fire[ti]!;
+    const tile = w.fireList[k]!;
+    const f = fire[tile]!;
     if (f === 0 || f === FIRE_EXTINGUISHED || f === 1) {
-      if (f === 1) burnOut(w, ti);
-      fire[ti] = 0;
+      if (f === 1) burnOut(w, tile);
+      fire[tile] = 0;
       w.fireList[k] = w.fireList[--w.fireCount]!;
       continue;
     }
-    fire[ti] = f - 1;
+    fire[tile] = f - 1;
     const r = nextU32(w.rng);
     if ((r & 7) === 0) {
       const dir = (r >>> 3) & 3;
-      const x = (ti % width) + NEIGHBOUR_DX[dir]!;
-      const y = ((ti / width) | 0) + NEIGHBOUR_DY[dir]!;
+      const x = (tile % width) + NEIGHBOUR_DX[dir]!;
+      const y = ((tile / width) | 0) + NEIGHBOUR_DY[dir]!;
       if (x >= 0 && y >= 0 && x < width && y < height && !w.laws.rain_toggle) ignite(w, y * width + x, 20 + ((r >>> 5) & 15));
     }
     k++;
   }
 }
 
-function burnOut(w: World, ti: number): void {
-  const tt = w.tileType[ti]!;
-  if (tt === T.grass || tt === T.forest) setTileType(w, ti, T.ash);
-  const top = w.topType[ti]!;
-  if (top === TOP.house) setTop(w, ti, TOP.ruins);
-  else if (TOP_VEGETATION[top] === 1 && top !== TOP.cactus) setTop(w, ti, 0);
+function burnOut(w: World, tile: number): void {
+  const ground = w.tileType[tile]!;
+  if (ground === T.grass || ground === T.forest) setTileType(w, tile, T.ash);
+  const top = w.topType[tile]!;
+  if (top === TOP.house) setTop(w, tile, TOP.ruins);
+  else if (TOP_VEGETATION[top] === 1 && top !== TOP.cactus) setTop(w, tile, 0);
 }
 
 /** Random tiles each tick: ash heals, soil greens, grass flowers, forests reseed; rain does more. */
@@ -630,20 +631,20 @@ function tilePass(w: World): void {
 }
 
 function regrow(w: World, i: number): void {
-  const tt = w.tileType[i]!;
+  const ground = w.tileType[i]!;
   const r = nextU32(w.rng);
-  if (tt === T.ash) {
+  if (ground === T.ash) {
     if ((r & 3) === 0) setTileType(w, i, T.soilLow);
-  } else if (tt === T.soilLow) {
+  } else if (ground === T.soilLow) {
     if ((r & 7) === 0) setTileType(w, i, T.soilHigh);
-  } else if (tt === T.soilHigh) {
+  } else if (ground === T.soilHigh) {
     if ((r & 7) === 0) setTileType(w, i, T.grass);
-  } else if (tt === T.grass) {
+  } else if (ground === T.grass) {
     if (w.topType[i] === 0 && w.fire[i] === 0 && (r & 31) === 0) {
       const pick = (r >>> 5) % 3;
       setTop(w, i, pick === 0 ? TOP.flowers : pick === 1 ? TOP.bush : TOP.oak);
     }
-  } else if (tt === T.forest) {
+  } else if (ground === T.forest) {
     if (w.topType[i] === 0 && w.fire[i] === 0 && (r & 3) === 0) setTop(w, i, (hash32(i) & 1) === 0 ? TOP.oak : TOP.pine);
   }
 }
@@ -651,15 +652,15 @@ function regrow(w: World, i: number): void {
 /** Rain on one tile; `greening` in 0..8 (higher = more likely to turn soil green). */
 export function rainOn(w: World, i: number, greening: number): void {
   extinguish(w, i);
-  const tt = w.tileType[i]!;
+  const ground = w.tileType[i]!;
   const r = nextU32(w.rng) & 7;
-  if (tt === T.lava) {
+  if (ground === T.lava) {
     if (r < greening) setTileType(w, i, T.hills);
-  } else if (tt === T.ash) {
+  } else if (ground === T.ash) {
     setTileType(w, i, T.soilLow);
-  } else if (tt === T.soilLow) {
+  } else if (ground === T.soilLow) {
     if (r < greening) setTileType(w, i, T.soilHigh);
-  } else if (tt === T.soilHigh) {
+  } else if (ground === T.soilHigh) {
     if (r < greening) setTileType(w, i, T.grass);
   }
 }

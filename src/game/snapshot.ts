@@ -35,6 +35,7 @@ export type SandboxSnapshot = {
   fireList: Int32Array;
   /** Each actor field sliced to `hwm` entries. */
   actors: ActorArrays;
+  /** The world's slotEnd (high-water mark of the actor slots); the name is the save format's. */
   hwm: number;
   free: Int32Array;
   assetPop: Int32Array;
@@ -53,7 +54,7 @@ function copyKingdom(k: Kingdom): Kingdom {
 /** A deep copy of the live world's state. */
 export function toSnapshot(w: World): SandboxSnapshot {
   const actors = {} as Record<keyof ActorArrays, unknown>;
-  for (const name of ACTOR_FIELD_NAMES) actors[name] = w.a[name].slice(0, w.hwm);
+  for (const name of ACTOR_FIELD_NAMES) actors[name] = w.a[name].slice(0, w.slotEnd);
   return {
     format: SNAPSHOT_FORMAT,
     version: SNAPSHOT_VERSION,
@@ -70,7 +71,7 @@ export function toSnapshot(w: World): SandboxSnapshot {
     },
     fireList: w.fireList.slice(0, w.fireCount),
     actors: actors as ActorArrays,
-    hwm: w.hwm,
+    hwm: w.slotEnd,
     free: w.free.slice(0, w.freeCount),
     assetPop: w.assetPop.slice(),
     kingdoms: w.kingdoms.map(copyKingdom),
@@ -108,7 +109,7 @@ export function fromSnapshot(input: unknown, deep = false): World {
   w.fireList.set(s.fireList);
   w.fireCount = s.fireList.length;
   for (const name of ACTOR_FIELD_NAMES) (w.a[name] as { set(src: ArrayLike<number>): void }).set(s.actors[name]);
-  w.hwm = s.hwm;
+  w.slotEnd = s.hwm;
   w.free.set(s.free);
   w.freeCount = s.free.length;
   w.assetPop.set(s.assetPop);
@@ -128,7 +129,7 @@ export function fromSnapshot(input: unknown, deep = false): World {
     total: s.dead.total,
   };
   let population = 0;
-  for (let i = 0; i < w.hwm; i++) if (w.a.alive[i] === 1) population++;
+  for (let i = 0; i < w.slotEnd; i++) if (w.a.alive[i] === 1) population++;
   w.population = population;
   w.landTiles = countLand(w);
   recountAlive(w);
@@ -278,11 +279,11 @@ export function validateSnapshot(v: unknown, deep = true): SandboxSnapshot {
   const fireList = typed(v.fireList, Int32Array, 'fireList');
   if (fireList.length > tiles) fail(`fireList has ${fireList.length} entries, more than the ${tiles} tiles`);
   for (const i of fireList) if (i < 0 || i >= tiles) fail('fireList holds a tile off the map');
-  const hwm = int(v.hwm, 'hwm', 0, HARD_ACTOR_CAP);
+  const slotEnd = int(v.hwm, 'hwm', 0, HARD_ACTOR_CAP);
   if (!isObject(v.actors)) fail('actors must be an object');
-  for (const name of ACTOR_FIELD_NAMES) typed(v.actors[name], ACTOR_FIELDS[name], `actors.${name}`, hwm);
+  for (const name of ACTOR_FIELD_NAMES) typed(v.actors[name], ACTOR_FIELDS[name], `actors.${name}`, slotEnd);
   const actors = v.actors as unknown as ActorArrays;
-  for (let i = 0; deep && i < hwm; i++) {
+  for (let i = 0; deep && i < slotEnd; i++) {
     if (actors.alive[i] !== 1) continue;
     if (actors.asset[i]! >= ACTORS.length || actors.born[i]! >= ACTORS.length) fail(`actor ${i} has an unknown asset`);
     const x = actors.x[i]!;
@@ -292,8 +293,8 @@ export function validateSnapshot(v: unknown, deep = true): SandboxSnapshot {
     if (actors.city[i]! < 0 || actors.city[i]! > cities.length) fail(`actor ${i} names no city`);
   }
   const free = typed(v.free, Int32Array, 'free');
-  if (free.length > hwm) fail(`free has ${free.length} entries, more than the ${hwm} slots`);
-  for (const slot of free) if (slot < 0 || slot >= hwm || actors.alive[slot] === 1) fail('free holds a used slot');
+  if (free.length > slotEnd) fail(`free has ${free.length} entries, more than the ${slotEnd} slots`);
+  for (const slot of free) if (slot < 0 || slot >= slotEnd || actors.alive[slot] === 1) fail('free holds a used slot');
   typed(v.assetPop, Int32Array, 'assetPop', 256);
   typed(v.rng, Uint32Array, 'rng', 4);
   if (!isObject(v.counters)) fail('counters must be an object');

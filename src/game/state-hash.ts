@@ -149,7 +149,7 @@ export function hashState(w: World, ui: HashedUi): string {
   record.reset();
   record.str('gcb-sandbox-state');
   record.u32(CANONICAL_FORM);
-  for (const v of [w.width, w.height, w.seed, w.tick, w.hwm, w.freeCount, w.fireCount, w.nextUid, w.lifetime, w.population, w.landTiles]) record.num(v);
+  for (const v of [w.width, w.height, w.seed, w.tick, w.slotEnd, w.freeCount, w.fireCount, w.nextUid, w.lifetime, w.population, w.landTiles]) record.num(v);
   for (const v of [w.civAlive, w.citiesAlive, w.birthCount, w.dead.total]) record.num(v);
   record.bool(w.laws.rain_toggle);
   record.bool(w.laws.infinite_lifespan);
@@ -166,7 +166,7 @@ export function hashState(w: World, ui: HashedUi): string {
   hash.update(leBytes(w.rng));
   for (const layer of [w.tileType, w.topType, w.elevation, w.fire, w.owner]) hash.update(leBytes(layer));
   hash.update(leBytes(w.fireList.subarray(0, w.fireCount)));
-  for (const name of ACTOR_FIELD_NAMES) hash.update(leBytes(w.a[name].subarray(0, w.hwm)));
+  for (const name of ACTOR_FIELD_NAMES) hash.update(leBytes(w.a[name].subarray(0, w.slotEnd)));
   hash.update(leBytes(w.free.subarray(0, w.freeCount)));
   hash.update(leBytes(w.assetPop));
   const d = w.dead;

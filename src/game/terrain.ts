@@ -74,7 +74,7 @@ function quantile(values: Float32Array, q: number): number {
 export function generateTerrain(w: World): void {
   const { width, height, seed } = w;
   const tiles = width * height;
-  const h = new Float32Array(tiles);
+  const heights = new Float32Array(tiles);
   const border = Math.max(8, Math.min(width, height) * 0.12);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
@@ -82,24 +82,24 @@ export function generateTerrain(w: World): void {
       // Oceans at the map's edge: nobody should walk off the world.
       const edge = Math.min(x, y, width - 1 - x, height - 1 - y) / border;
       if (edge < 1) v -= (1 - edge) * (1 - edge) * 0.45;
-      h[y * width + x] = v;
+      heights[y * width + x] = v;
     }
   }
-  const sea = quantile(h, SEA_QUANTILE);
-  const deep = quantile(h, DEEP_QUANTILE);
+  const sea = quantile(heights, SEA_QUANTILE);
+  const deep = quantile(heights, DEEP_QUANTILE);
   let hmax = -Infinity;
   let hmin = Infinity;
   for (let i = 0; i < tiles; i++) {
-    if (h[i]! > hmax) hmax = h[i]!;
-    if (h[i]! < hmin) hmin = h[i]!;
+    if (heights[i]! > hmax) hmax = heights[i]!;
+    if (heights[i]! < hmin) hmin = heights[i]!;
   }
   const landSpan = hmax - sea || 1;
   const seaSpan = sea - hmin || 1;
   // Land classes by rank among land tiles, so every seed gets the same mix of lowland and peaks.
   let landCount = 0;
-  for (let i = 0; i < tiles; i++) if (h[i]! >= sea) landCount++;
+  for (let i = 0; i < tiles; i++) if (heights[i]! >= sea) landCount++;
   const landHeights = new Float32Array(landCount);
-  for (let i = 0, n = 0; i < tiles; i++) if (h[i]! >= sea) landHeights[n++] = h[i]!;
+  for (let i = 0, n = 0; i < tiles; i++) if (heights[i]! >= sea) landHeights[n++] = heights[i]!;
   const beach = quantile(landHeights, BEACH_QUANTILE);
   const lowland = quantile(landHeights, LOWLAND_QUANTILE);
   const hills = quantile(landHeights, HILLS_QUANTILE);
@@ -109,15 +109,15 @@ export function generateTerrain(w: World): void {
     const latitude = Math.abs(y / height - 0.5) * 2;
     for (let x = 0; x < width; x++) {
       const i = y * width + x;
-      const v = h[i]!;
+      const v = heights[i]!;
       if (v < sea) {
         w.tileType[i] = v < deep ? T.deepOcean : T.shallow;
         w.elevation[i] = Math.round(8 + ((v - hmin) / seaSpan) * 88);
         continue;
       }
-      const hl = (v - sea) / landSpan;
+      const landHeight = (v - sea) / landSpan;
       const moisture = fbm(x / 64, y / 64, seed + 3001, 4);
-      const temp = 1 - latitude * 0.55 - hl * 0.5 + (fbm(x / 128, y / 128, seed + 4001, 2) - 0.5) * 0.3;
+      const temp = 1 - latitude * 0.55 - landHeight * 0.5 + (fbm(x / 128, y / 128, seed + 4001, 2) - 0.5) * 0.3;
       let type: number;
       if (v < beach) type = T.sand;
       else if (v < lowland) {
@@ -131,7 +131,7 @@ export function generateTerrain(w: World): void {
       else type = T.snow;
       if (v >= hills && valueNoise(x / 18, y / 18, seed + 5003) > 0.9) type = T.lava;
       w.tileType[i] = type;
-      w.elevation[i] = Math.round(100 + Math.min(1, hl) * 155);
+      w.elevation[i] = Math.round(100 + Math.min(1, landHeight) * 155);
       w.topType[i] = decorate(type, temp, v < beach, hash32(i ^ Math.imul(seed, 0x9e3779b1)));
     }
   }

@@ -2,7 +2,6 @@
 // (kingdoms, cities) and counters. Every tile write that matters to a city's accounting goes through
 // setTop / setOwner / setTileType here, so building counts and land area never drift.
 import { TILE_WATER, TOP, TOP_FLAMMABLE, TILE_FLAMMABLE } from './assets.ts';
-import type { WorldEvents } from './events.ts';
 import { seedRng, type RngState } from './rng.ts';
 
 export interface ActorArrays {
@@ -132,8 +131,8 @@ export interface World {
 
   a: ActorArrays;
   capacity: number;
-  /** Slots ever used: actor loops run over [0, hwm). */
-  hwm: number;
+  /** End of the slots in use (live or freed): actor loops run over [0, slotEnd), never past it. */
+  slotEnd: number;
   /** LIFO stack of freed slots; part of the state because it decides future slot order. */
   free: Int32Array;
   freeCount: number;
@@ -168,8 +167,27 @@ export interface World {
   /** Live civilised kingdoms and live cities, kept by kingdoms.ts (founding checks them per think). */
   civAlive: number;
   citiesAlive: number;
-  /** Where the world reports what happens (events.ts); null: nobody listens (generation, pool threads, tools). */
-  events: WorldEvents | null;
+  /** Where the world reports what happens; null: nobody listens (generation, pool threads, tools). */
+  events: WorldEventSink | null;
+}
+
+export type DeathCause = 'age' | 'hunger' | 'plague' | 'fire' | 'lava' | 'drowning' | 'combat' | 'zombified' | 'power';
+export type PeaceReason = 'treaty' | 'world_peace' | 'kingdom_fell';
+
+/**
+ * What the simulation tells about the world as it changes. Declared beside the world so the world's
+ * storage needs nothing from its reporter (events.ts implements it and turns it into host events).
+ */
+export interface WorldEventSink {
+  actorBorn(w: World, slot: number): void;
+  actorDied(w: World, slot: number, cause: DeathCause, powerId: string | null): void;
+  cityFounded(city: City): void;
+  cityDestroyed(city: City): void;
+  cityConquered(city: City, fromKingdom: number): void;
+  kingdomFounded(w: World, kingdom: Kingdom, founderSlot: number): void;
+  kingdomFell(kingdom: Kingdom): void;
+  warDeclared(by: Kingdom, against: Kingdom): void;
+  peaceMade(a: Kingdom, b: Kingdom, reason: PeaceReason): void;
 }
 
 export function kingdomOf(w: World, id: number): Kingdom | undefined {
@@ -228,7 +246,7 @@ export function createWorld(width: number, height: number, seed: number, actorCa
     landTiles: 0,
     a: allocActorArrays(capacity),
     capacity,
-    hwm: 0,
+    slotEnd: 0,
     free: new Int32Array(capacity),
     freeCount: 0,
     population: 0,
@@ -278,16 +296,12 @@ export function ensureActorCapacity(w: World, needed: number): boolean {
 /** A free actor slot (the most recently freed first), or -1 at the hard cap. */
 export function allocSlot(w: World): number {
   if (w.freeCount > 0) return w.free[--w.freeCount]!;
-  if (w.hwm >= w.capacity && !ensureActorCapacity(w, w.hwm + 1)) return -1;
-  return w.hwm++;
+  if (w.slotEnd >= w.capacity && !ensureActorCapacity(w, w.slotEnd + 1)) return -1;
+  return w.slotEnd++;
 }
 
 export function releaseSlot(w: World, slot: number): void {
   w.free[w.freeCount++] = slot;
-}
-
-export function tileIndex(w: World, x: number, y: number): number {
-  return y * w.width + x;
 }
 
 export function inBounds(w: World, x: number, y: number): boolean {

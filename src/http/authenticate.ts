@@ -33,8 +33,8 @@ const OTHER_PATH = '(other)';
  * A wrapper of each route's handler rather than an `app.use('*')` middleware: a route with one
  * handler then runs without hono's compose, and a synchronous answer (/capabilities, /health with
  * a free slot) is answered in the same turn, without a promise: together half the bridge's own
- * cost of such a request. `onError` is the app's error handler: an exception of the handler is
- * answered and logged here, as the middleware's `await next()` used to see it.
+ * cost of such a request. `onError` is the app's error handler: with no middleware around the
+ * handler to catch it, an exception of the handler is answered and logged here.
  */
 export function authenticate(deps: AuthenticateDeps, onError: (err: Error, c: AppContext) => Response): Guard {
   const hostAllowed = createHostCheck(deps.port);

@@ -1,5 +1,5 @@
 // Bridge commands as MCP tools: one per command in GET /capabilities plus one for capabilities
-// itself (spec: 29 with every command enabled; 31 since v0.4's recv_events and batch). Schemas and descriptions are served as the bridge
+// itself (31 with every command enabled: the spec's 29, recv_events and batch). Schemas and descriptions are served as the bridge
 // gives them; results and error envelopes become tool results a model can read and act on.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Capabilities } from '../client/client.ts';

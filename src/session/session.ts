@@ -3,7 +3,7 @@ import { sha256, type Credential } from '../auth/credentials.ts';
 import { ALL_PERMISSIONS, PERMISSIONS, ROLE_MASKS, type RoleName } from '../auth/permissions.ts';
 import type { CommandDef } from '../commands/define.ts';
 import { agentTokens, type AgentEntry, type AgentsConfig } from '../config/agents.ts';
-import { BridgeError, toFailure, type Outcome } from '../errors/bridge-error.ts';
+import { BridgeError } from '../errors/bridge-error.ts';
 import { LIMITS } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import type { KingdomInfo } from '../shared/game-module.ts';
@@ -23,6 +23,14 @@ interface Agent {
   lastSeen: number | null;
 }
 
+/** send_message's arguments, as the session takes them. */
+export interface OutgoingMessage {
+  /** An agent id, or "*" for everyone else. */
+  to: string;
+  content: string;
+  kind: string;
+}
+
 /** What an agents.json reload changed (decisions §10: the agents_reloaded event). */
 export interface ReloadSummary {
   added: string[];
@@ -31,11 +39,12 @@ export interface ReloadSummary {
 }
 
 /**
- * The session state: agents, claims, the turn and the bus. The main loop owns it; pool threads
- * reach it through `call` (decisions §4), and the turn holder is mirrored in shared memory so the
- * game thread can stop a pulsed run when its caller's turn ends. decisions §10: `reload` applies a
- * new agents.json; callers are rebuilt (requests in flight keep the context they started with),
- * while inboxes, the bus seq and the turn of the agents that stay are kept.
+ * The session state: agents, claims, the turn and the bus. The main loop owns it and calls its
+ * methods; pool threads reach the few in session/pool-calls.ts through the pool's RPC (decisions
+ * §4). The turn holder is mirrored in shared memory so the game thread can stop a pulsed run when
+ * its caller's turn ends. decisions §10: `reload` applies a new agents.json; callers are rebuilt
+ * (requests in flight keep the context they started with), while inboxes, the bus seq and the turn
+ * of the agents that stay are kept.
  */
 export class Session {
   readonly multiAgent: boolean;
@@ -258,15 +267,6 @@ export class Session {
     for (const agent of this.#agents) agent.caller.claimedKingdomId = this.#resolveClaim(agent.entry?.kingdom_claim);
   }
 
-  /** A session call from a pool command. Never throws: failures are Outcomes. */
-  async call(name: string, input: unknown, caller: CallerContext): Promise<Outcome<unknown>> {
-    try {
-      return { ok: true, value: this.#dispatch(name, input as Record<string, unknown>, caller) };
-    } catch (err) {
-      return toFailure(err);
-    }
-  }
-
   /** decisions §7: where turn_changed and message events go. */
   setEventSink(sink: SessionEventSink): void {
     this.#emit = sink;
@@ -282,24 +282,11 @@ export class Session {
     this.#turnTimer = null;
   }
 
-  #dispatch(name: string, input: Record<string, unknown>, caller: CallerContext): unknown {
-    switch (name) {
-      case 'info':
-        return this.#info();
-      case 'turn_advance':
-        return this.#advanceBy(caller);
-      case 'send':
-        return this.#send(caller, input);
-      case 'recv':
-        return this.#recv(caller, input);
-      case 'objectives':
-        return this.#objectives(input.kingdoms as KingdomInfo[]);
-      default:
-        throw new Error(`unknown session call '${name}'`);
-    }
-  }
+  // The calls below are what pool commands reach through the pool's RPC (session/pool-calls.ts);
+  // they throw a BridgeError to refuse.
 
-  #info() {
+  /** session_info: the flags, every agent with its claim and last sight, and the turn. */
+  info() {
     return {
       scenario: this.#scenario,
       partial_intel: this.#partialIntel,
@@ -317,7 +304,8 @@ export class Session {
     };
   }
 
-  #advanceBy(caller: CallerContext) {
+  /** turn_advance: the holder passes its turn; a god may force it. */
+  advanceTurn(caller: CallerContext) {
     if (!this.#turnBased) throw new BridgeError('BAD_ARGS', 'turn_advance: this session is not turn-based (set "turn_based": true in agents.json)');
     const holder = this.turnHolder;
     if (holder === caller.agentId) return this.#advance(false);
@@ -335,10 +323,9 @@ export class Session {
     return { previous, next: this.turnHolder, forced_by_god: forcedByGod };
   }
 
-  #send(caller: CallerContext, input: Record<string, unknown>) {
-    const to = String(input.to);
-    const content = String(input.content);
-    const kind = typeof input.kind === 'string' ? input.kind : 'text';
+  /** send_message: to one agent, or to every other agent with "*" (send_broadcast). */
+  send(caller: CallerContext, message: OutgoingMessage) {
+    const { to, content, kind } = message;
     if (Buffer.byteLength(content) > LIMITS.messageMaxBytes) {
       throw new BridgeError('BAD_ARGS', `content is ${Buffer.byteLength(content)} bytes; at most ${LIMITS.messageMaxBytes} are allowed`);
     }
@@ -364,14 +351,14 @@ export class Session {
     return { seq, recipients, broadcast };
   }
 
-  #recv(caller: CallerContext, input: Record<string, unknown>) {
-    const since = typeof input.since_seq === 'number' ? input.since_seq : 0;
-    const max = typeof input.max === 'number' ? input.max : 50;
+  /** recv_messages: the caller's messages after `since`, at most `max`. */
+  receive(caller: CallerContext, since: number, max: number) {
     const items = this.#bus.receive(caller.agentId, since, max);
     return { items, count: items.length, next_cursor: items.length > 0 ? items[items.length - 1]!.seq : since };
   }
 
-  #objectives(kingdoms: KingdomInfo[]) {
+  /** objective_status: every agent's objectives judged against the live world's kingdoms. */
+  objectives(kingdoms: readonly KingdomInfo[]) {
     return {
       scenario: this.#scenario,
       agents: this.#agents.map((agent) => ({
@@ -387,8 +374,9 @@ export class Session {
   #resolveClaim(claim: string | undefined): number | null {
     if (claim === undefined) return null;
     const [kind, value] = claim.split(':') as [string, string];
-    const n = Number(value);
-    return kind === 'id' ? n : (this.#kingdomOrder[n] ?? null);
+    // `id:N` names a kingdom; `auto:N` the N-th of the current world's kingdom order.
+    const number = Number(value);
+    return kind === 'id' ? number : (this.#kingdomOrder[number] ?? null);
   }
 
   #turnOrderIds(): string[] {

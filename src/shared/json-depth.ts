@@ -7,15 +7,15 @@ export function exceedsDepth(text: string, max: number): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+    const code = text.charCodeAt(i);
     if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) {
+      if (code === 92 /* \ */) i++;
+      else if (code === 34 /* " */) inString = false;
+    } else if (code === 34) {
       inString = true;
-    } else if (c === 123 /* { */ || c === 91 /* [ */) {
+    } else if (code === 123 /* { */ || code === 91 /* [ */) {
       if (++depth > max) return true;
-    } else if (c === 125 /* } */ || c === 93 /* ] */) {
+    } else if (code === 125 /* } */ || code === 93 /* ] */) {
       depth--;
     }
   }

@@ -38,13 +38,13 @@ export function readRuntime(configDir: string): RuntimeInfo | undefined {
 
 function isRuntimeInfo(value: unknown): value is RuntimeInfo {
   if (typeof value !== 'object' || value === null) return false;
-  const v = value as Record<string, unknown>;
+  const fields = value as Record<string, unknown>;
   return (
-    Number.isInteger(v.pid) &&
-    (v.pid as number) > 0 &&
-    (v.url === undefined || (typeof v.url === 'string' && /^http:\/\/127\.0\.0\.1:\d{1,5}$/.test(v.url))) &&
-    (v.port === undefined || Number.isInteger(v.port)) &&
-    typeof v.mod_version === 'string'
+    Number.isInteger(fields.pid) &&
+    (fields.pid as number) > 0 &&
+    (fields.url === undefined || (typeof fields.url === 'string' && /^http:\/\/127\.0\.0\.1:\d{1,5}$/.test(fields.url))) &&
+    (fields.port === undefined || Number.isInteger(fields.port)) &&
+    typeof fields.mod_version === 'string'
   );
 }
 

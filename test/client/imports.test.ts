@@ -1,12 +1,13 @@
-// The client loads none of the bridge's runtime: its value imports are node built-ins, toml, and
-// the error-code table and the runtime-file reader; command definitions come in as types only.
+// The client loads none of the bridge's runtime: its value imports are node built-ins, toml, the
+// error-code table, the runtime-file reader and the shared sleep; command definitions come in as
+// types only.
 import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../helpers/paths.ts';
 
-const ALLOWED = new Set(['node:fs', 'node:path', 'toml', '../errors/codes.ts', '../shared/runtime-file.ts']);
+const ALLOWED = new Set(['node:fs', 'node:path', 'toml', '../errors/codes.ts', '../shared/runtime-file.ts', '../shared/sleep.ts']);
 
 t.test('src/client imports only types from the bridge', async (t) => {
   const dir = pathToFileURL(join(REPO_ROOT, 'src/client/'));

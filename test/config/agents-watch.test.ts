@@ -166,6 +166,17 @@ t.test('the timer reads on its own until stopped', async (t) => {
   t.equal(s.valid.length, 2, 'stopped: no more reads');
 });
 
+t.test('a read in flight when stop() is called applies nothing', async (t) => {
+  const s = setup(t, { intervalMs: 60_000 });
+  writeFileSync(s.path, file('a', 'b'));
+  const reading = s.watch.reload();
+  s.watch.stop();
+  await reading;
+  t.equal(s.valid.length, 0, 'the change read after stop() was not applied');
+  await s.watch.reload();
+  t.equal(s.valid.length, 0, 'nor is a reload asked for after it');
+});
+
 t.test('each warning names the file in its `agents` field; a failing reload logs the error in `err`', async (t) => {
   const legacy = setup(t, { multiAgent: false, initial: null });
   writeFileSync(legacy.path, file('a'));

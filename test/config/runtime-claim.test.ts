@@ -1,4 +1,4 @@
-// Issue 10: the bridge claims its config dir with bridge.runtime.json (claimRuntime). Unit tests in
+// The bridge claims its config dir with bridge.runtime.json (claimRuntime). Unit tests in
 // this process (fast: `npm run mutate -- config` runs them once a mutant); test/cli/runtime-file.test.ts
 // covers the same over real bridge processes.
 import { spawnSync } from 'node:child_process';

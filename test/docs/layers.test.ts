@@ -3,7 +3,10 @@
 // reads them (a list of paths is any of its regular expressions), without running it.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import t from 'tap';
+import { REPO_ROOT } from '../helpers/paths.ts';
 
 interface Rule {
   name: string;
@@ -11,8 +14,9 @@ interface Rule {
   to: { path?: string | string[]; pathNot?: string | string[]; circular?: boolean };
 }
 
-const ROOT = new URL('../../', import.meta.url);
-const config = createRequire(import.meta.url)('../../.dependency-cruiser.cjs') as { forbidden: Rule[]; layers: string[][] };
+// From the repository root, not this file: `npm test` runs a compiled copy under .build/.
+const ROOT = pathToFileURL(`${REPO_ROOT}/`);
+const config = createRequire(import.meta.url)(join(REPO_ROOT, '.dependency-cruiser.cjs')) as { forbidden: Rule[]; layers: string[][] };
 
 const matches = (patterns: string | string[] | undefined, path: string) =>
   patterns === undefined || [patterns].flat().some((pattern) => new RegExp(pattern).test(path));

@@ -80,10 +80,10 @@ function startGame(rec: Recorder, options: Partial<GameInitOptions> = {}): void 
 /** A 2x2-zone world emptied of people and cities, with open grass around (64, 64), reporting to rec. */
 function arena(rec: Recorder): World {
   const w = buildWorld({ zonesX: 2, zonesY: 2, seed: 7 });
-  for (let i = 0; i < w.hwm; i++) w.a.alive[i] = 0;
+  for (let i = 0; i < w.slotEnd; i++) w.a.alive[i] = 0;
   w.population = 0;
   w.freeCount = 0;
-  w.hwm = 0;
+  w.slotEnd = 0;
   for (const c of w.cities) c.alive = false;
   for (const k of w.kingdoms) k.alive = k.wild;
   recountAlive(w);
@@ -445,7 +445,7 @@ t.test("actor_born: a creature born in the world, under its parent's kingdom", (
   t.match(born, { fields: { asset_id: 'rabbit' } });
   t.same(born?.kingdomIds, [w.kingdoms.find((k) => k.wild && k.race === 'rabbit')!.id]);
   let found = false;
-  for (let s = 0; s < w.hwm; s++) if (w.a.alive[s] === 1 && nameOf(w, s) === born?.fields.name) found = true;
+  for (let s = 0; s < w.slotEnd; s++) if (w.a.alive[s] === 1 && nameOf(w, s) === born?.fields.name) found = true;
   t.ok(found, 'the newborn lives, under that name');
   checked(t, rec);
   t.end();
@@ -480,7 +480,7 @@ t.test('a kingdom that loses everyone: city_destroyed, kingdom_fell, then peace 
   const [doomed, enemy] = w.kingdoms.filter((k) => !k.wild);
   declareWar(doomed!, enemy!);
   const cities = w.cities.filter((c) => c.alive && c.kingdomId === doomed!.id);
-  for (let s = 0; s < w.hwm; s++) if (w.a.kingdom[s] === doomed!.id) w.a.alive[s] = 0; // gone without a trace
+  for (let s = 0; s < w.slotEnd; s++) if (w.a.kingdom[s] === doomed!.id) w.a.alive[s] = 0; // gone without a trace
   rec.clear();
   run(w, 17); // one census
   t.same(
@@ -567,7 +567,7 @@ t.test('city_conquered: a city taken in war names the loser and the winner', (t)
   const city = w.cities.find((c) => c.alive && c.kingdomId === loser!.id)!;
   // One frail defender left in the city, at its centre; the attackers stand beside it.
   let defender = -1;
-  for (let s = 0; s < w.hwm; s++) {
+  for (let s = 0; s < w.slotEnd; s++) {
     if (w.a.alive[s] !== 1 || w.a.city[s] !== city.id) continue;
     if (defender < 0) defender = s;
     else w.a.alive[s] = 0;
@@ -615,11 +615,11 @@ t.test(`the ${FRAME_ACTOR_EVENTS} rule: a frame with 300 births gives ${FRAME_AC
   t.same(rec.of('population_changed'), [], 'summaries wait for the end of the frame');
   const oneByOne = (k: number) => born.filter((e) => e.kingdomIds[0] === k).length;
 
-  w.events!.endFrame(w);
+  (w.events as WorldEvents).endFrame(w);
   const summaries = rec.of('population_changed');
   const aliveIn = (k: number) => {
     let n = 0;
-    for (let s = 0; s < w.hwm; s++) if (w.a.alive[s] === 1 && w.a.kingdom[s] === k) n++;
+    for (let s = 0; s < w.slotEnd; s++) if (w.a.alive[s] === 1 && w.a.kingdom[s] === k) n++;
     return n;
   };
   t.same(
@@ -634,7 +634,7 @@ t.test(`the ${FRAME_ACTOR_EVENTS} rule: a frame with 300 births gives ${FRAME_AC
   w.births[0] = parents[0]!;
   w.birthCount = 1;
   flushBirths(w);
-  w.events!.endFrame(w);
+  (w.events as WorldEvents).endFrame(w);
   t.same(
     rec.events.map((e) => e.kind),
     ['actor_born'],

@@ -13,10 +13,10 @@ const id = (name: string) => ACTOR_INDEX.get(name)!;
 /** A 2x2-zone world with a big empty grass square in the middle (its own creatures removed). */
 function arena(): World {
   const w = buildWorld({ zonesX: 2, zonesY: 2, seed: 7 });
-  for (let i = 0; i < w.hwm; i++) if (w.a.alive[i] === 1) w.a.alive[i] = 0;
+  for (let i = 0; i < w.slotEnd; i++) if (w.a.alive[i] === 1) w.a.alive[i] = 0;
   w.population = 0;
   w.freeCount = 0;
-  w.hwm = 0;
+  w.slotEnd = 0;
   for (const c of w.cities) c.alive = false;
   for (const k of w.kingdoms) k.alive = k.wild;
   recountAlive(w);
@@ -31,13 +31,13 @@ function arena(): World {
 
 function alive(w: World, asset: number): number {
   let n = 0;
-  for (let i = 0; i < w.hwm; i++) if (w.a.alive[i] === 1 && w.a.asset[i] === asset) n++;
+  for (let i = 0; i < w.slotEnd; i++) if (w.a.alive[i] === 1 && w.a.asset[i] === asset) n++;
   return n;
 }
 
 /** Slots move (compaction re-lays the arrays every COMPACT_EVERY ticks): follow actors by uid. */
 function slotOf(w: World, uid: number): number {
-  for (let i = 0; i < w.hwm; i++) if (w.a.alive[i] === 1 && w.a.uid[i] === uid) return i;
+  for (let i = 0; i < w.slotEnd; i++) if (w.a.alive[i] === 1 && w.a.uid[i] === uid) return i;
   return -1;
 }
 
@@ -53,7 +53,7 @@ t.test('creatures move, and stay on land', (t) => {
   run(w, 200);
   const moved = uids.map((u) => slotOf(w, u)).filter((s) => s >= 0 && (Math.abs(w.a.x[s]! - 64.5) > 1 || Math.abs(w.a.y[s]! - 64.5) > 1));
   t.ok(moved.length >= 3, `${moved.length} of 5 moved`);
-  for (let i = 0; i < w.hwm; i++) {
+  for (let i = 0; i < w.slotEnd; i++) {
     if (w.a.alive[i] !== 1) continue;
     t.equal(w.tileType[Math.floor(w.a.y[i]!) * w.width + Math.floor(w.a.x[i]!)] === T.grass, true);
   }
@@ -156,7 +156,7 @@ t.test('compaction packs actors in map order and keeps kings and leaders', (t) =
   const kings = w.kingdoms.filter((k) => !k.wild && k.kingSlot >= 0).map((k) => [k.id, k.kingUid] as const);
   rebuildGrid(w);
   compactActors(w);
-  t.equal(w.hwm, w.population, 'no holes');
+  t.equal(w.slotEnd, w.population, 'no holes');
   t.equal(w.freeCount, 0);
   for (const [kid, uid] of kings) {
     const k = w.kingdoms[kid - 1]!;
@@ -165,7 +165,7 @@ t.test('compaction packs actors in map order and keeps kings and leaders', (t) =
   for (const c of w.cities) if (c.alive && c.leaderSlot >= 0) t.equal(w.a.uid[c.leaderSlot], c.leaderUid);
   let sorted = true;
   let last = -1;
-  for (let i = 0; i < w.hwm; i++) {
+  for (let i = 0; i < w.slotEnd; i++) {
     const cell = (Math.floor(w.a.y[i]!) >> 3) * w.gridW + (Math.floor(w.a.x[i]!) >> 3);
     if (cell < last) sorted = false;
     last = cell;
@@ -180,7 +180,7 @@ t.test('the census agrees with a fresh count', (t) => {
   census(w);
   for (const k of w.kingdoms) {
     let n = 0;
-    for (let i = 0; i < w.hwm; i++) if (w.a.alive[i] === 1 && w.a.kingdom[i] === k.id) n++;
+    for (let i = 0; i < w.slotEnd; i++) if (w.a.alive[i] === 1 && w.a.kingdom[i] === k.id) n++;
     t.equal(k.units, n, k.name);
   }
   let houses = 0;

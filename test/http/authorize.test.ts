@@ -31,6 +31,13 @@ function caller(agentId: string, role: keyof typeof ROLE_MASKS, extra: Partial<C
   };
 }
 
+/** A fake run's value; a batch's has the shape its keepsTurn hook reads: every item ran. */
+function answerOf(name: string, args: unknown): unknown {
+  if (name !== 'batch') return { done: name };
+  const { commands } = args as { commands: unknown[] };
+  return { results: commands.map(() => ({ ok: true, result: null })), completed: commands.length, failed: 0, skipped: 0 };
+}
+
 function setup(options: { next?: Failure; turnHolder?: string } = {}) {
   const executed: string[] = [];
   const acted: string[] = [];
@@ -59,9 +66,9 @@ function setup(options: { next?: Failure; turnHolder?: string } = {}) {
     log: pino({ enabled: false }),
     maxBodyBytes: 1024 * 1024,
     capabilities: '{}',
-    execute: async (def): Promise<Execution> => {
+    execute: async (def, args): Promise<Execution> => {
       executed.push(def.name);
-      return { outcome: options.next ?? { ok: true, value: { done: def.name } }, queueWaitMs: 0, runMs: 0, settled: null };
+      return { outcome: options.next ?? { ok: true, value: answerOf(def.name, args) }, queueWaitMs: 0, runMs: 0, settled: null };
     },
   });
   const cmd = async (token: string, name: string, args: unknown = {}) => {

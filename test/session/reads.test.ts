@@ -1,11 +1,12 @@
 // Direct unit cases for the session's smaller reads: the message bus's eviction counts and unknown
 // inboxes, objectives judged without a kingdom or by claim, the legacy session's flags, recv's
-// default cursor. (issue 16: `npm run mutate -- session` runs this file for every mutant.)
+// default cursor. Fast, since `npm run mutate -- session` runs this file for every mutant.
 import t from 'tap';
 import pino from 'pino';
 import { parseAgents, type ObjectiveSpec } from '../../src/config/agents.ts';
 import { MessageBus } from '../../src/session/bus.ts';
 import { evaluateObjectives } from '../../src/session/objectives.ts';
+import { callSession } from '../../src/session/pool-calls.ts';
 import { Session } from '../../src/session/session.ts';
 import { createSharedState } from '../../src/shared/layout.ts';
 import type { KingdomInfo } from '../../src/shared/game-module.ts';
@@ -67,7 +68,7 @@ t.test("the session judges a wipe_kingdom by the claim's kingdom of the current 
     log,
   );
   s.resolveClaims([9, 7]);
-  const answer = (await s.call('objectives', { kingdoms: [kingdom(7, 5, 1), kingdom(9, 0, 0)] }, s.callerOf('a')!)) as { value: any };
+  const answer = callSession(s, 'objectives', { kingdoms: [kingdom(7, 5, 1), kingdom(9, 0, 0)] }, s.callerOf('a')!) as { value: any };
   t.match(answer.value.agents[0].objectives, [{ id: 'w', status: 'pending', progress: 5 }]);
 });
 
@@ -80,7 +81,7 @@ t.test('a legacy session: no agents.json flags, no claims, no objectives', async
   const god = s.credentials[0]!.caller;
   s.resolveClaims([3, 4]);
   t.equal(god.claimedKingdomId, null);
-  const answer = (await s.call('objectives', { kingdoms: [kingdom(3, 1, 1)] }, god)) as { ok: boolean; value: any };
+  const answer = callSession(s, 'objectives', { kingdoms: [kingdom(3, 1, 1)] }, god) as { ok: boolean; value: any };
   t.equal(answer.ok, true);
   t.same(answer.value.agents[0].objectives, []);
 });
@@ -96,7 +97,7 @@ t.test('partial_intel from agents.json at start', async (t) => {
 
 t.test('recv without since_seq on an empty inbox: the cursor is 0', async (t) => {
   const s = Session.multiAgent(parseAgents('agents.json', JSON.stringify({ agents: [player('a'), player('b')] })), createSharedState().control, log);
-  t.same(await s.call('recv', {}, s.callerOf('b')!), { ok: true, value: { items: [], count: 0, next_cursor: 0 } });
+  t.same(callSession(s, 'recv', {}, s.callerOf('b')!), { ok: true, value: { items: [], count: 0, next_cursor: 0 } });
 });
 
 t.test('an auto:N claim before the first world is known resolves to no kingdom', async (t) => {

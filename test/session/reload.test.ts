@@ -15,6 +15,7 @@ import { parseAgents } from '../../src/config/agents.ts';
 import type { EventHub } from '../../src/events/hub.ts';
 import { IdempotencyStore } from '../../src/idempotency/store.ts';
 import { liveAgents } from '../../src/session/live-agents.ts';
+import { callSession } from '../../src/session/pool-calls.ts';
 import { Session, type SessionEventSink } from '../../src/session/session.ts';
 import { createSharedState, kAgentCount, kScenario, kTurnHolder } from '../../src/shared/layout.ts';
 import { SCENARIOS } from '../../src/shared/scenarios.ts';
@@ -35,7 +36,7 @@ function start(spec: Record<string, unknown>) {
   t.teardown(() => s.stop());
   const who = (token: string) => new CredentialTable(s.credentials).resolve(token);
   const caller = (id: string) => s.callerOf(id)!;
-  const call = (name: string, input: unknown, id: string) => s.call(name, input, caller(id)) as Promise<{ ok: boolean; value: any; code?: string }>;
+  const call = (name: string, input: unknown, id: string) => callSession(s, name, input, caller(id)) as { ok: boolean; value: any; code?: string };
   return { s, events, who, caller, call, mirror: () => Atomics.load(shared.control, kTurnHolder) };
 }
 
@@ -147,7 +148,7 @@ t.test('reload and the turn: kept by a holder still in the rotation, else the ne
     fields: { previous: holder, next: s.turnHolder, forced_by_god: false },
     audience: undefined,
   });
-  await await s.call('turn_advance', {}, s.callerOf('a')!); // b holds
+  callSession(s, 'turn_advance', {}, s.callerOf('a')!); // b holds
   events.length = 0;
   s.reload(config({ turn_based: true, turn_order: ['c', 'b', 'a'], agents: [player('a'), player('b'), player('c'), player('d')] }));
   t.equal(s.turnHolder, 'b', 'a holder still in the rotation keeps the turn');
@@ -168,7 +169,7 @@ t.test('reload and the turn: kept by a holder still in the rotation, else the ne
   t.equal(s.turnHolder, null, 'no longer turn-based');
   t.equal(mirror(), 0);
   t.same(events.at(-1), { kind: 'turn_changed', fields: { previous: 'c', next: null, forced_by_god: false }, audience: undefined });
-  t.same((await s.call('info', {}, s.callerOf('b')!)) as unknown, {
+  t.same(callSession(s, 'info', {}, s.callerOf('b')!) as unknown, {
     ok: true,
     value: {
       scenario: 'sandbox',

@@ -2,6 +2,7 @@ import t from 'tap';
 import pino from 'pino';
 import { parseAgents } from '../../src/config/agents.ts';
 import type { CommandDef } from '../../src/commands/define.ts';
+import { callSession } from '../../src/session/pool-calls.ts';
 import { Session } from '../../src/session/session.ts';
 import { createSharedState, kTurnHolder } from '../../src/shared/layout.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
@@ -16,7 +17,7 @@ function session(spec: Record<string, unknown>) {
   const config = parseAgents('agents.json', JSON.stringify(spec));
   const s = Session.multiAgent(config, shared.control, log);
   const caller = (id: string): CallerContext => s.credentials.find((c) => c.caller.agentId === id)!.caller;
-  const call = async (name: string, input: unknown, id: string) => s.call(name, input, caller(id));
+  const call = (name: string, input: unknown, id: string) => callSession(s, name, input, caller(id));
   return { s, shared, caller, call, holder: () => Atomics.load(shared.control, kTurnHolder) };
 }
 
@@ -235,6 +236,6 @@ t.test('legacy mode: one synthetic god, the bridge.toml token', async (t) => {
   t.equal(s.multiAgent, false);
   t.equal(s.agentCount, 1);
   t.match(s.credentials[0]!.caller, { agentId: 'legacy', role: 'god', permissions: 511, legacyMode: true, scenario: 'sandbox' });
-  const info = (await s.call('info', {}, s.credentials[0]!.caller)) as { ok: true; value: Record<string, unknown> };
+  const info = callSession(s, 'info', {}, s.credentials[0]!.caller) as { ok: true; value: Record<string, unknown> };
   t.match(info.value, { scenario: 'sandbox', legacy_mode: true, turn_based: false, agent_count: 1, current_turn: null });
 });

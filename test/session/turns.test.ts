@@ -7,6 +7,7 @@ import t from 'tap';
 import { parseAgents } from '../../src/config/agents.ts';
 import type { CommandDef } from '../../src/commands/define.ts';
 import { BridgeError } from '../../src/errors/bridge-error.ts';
+import { callSession } from '../../src/session/pool-calls.ts';
 import { Session } from '../../src/session/session.ts';
 import { createSharedState } from '../../src/shared/layout.ts';
 import { captureLog } from '../helpers/log.ts';
@@ -86,14 +87,14 @@ t.test('an expired turn passes like turn_advance: the turn_changed event, the lo
 
 t.test('turn_advance re-arms the timer only when there is a timeout; a god forcing it is logged as forced', async (t) => {
   const timed = start({ turn_based: true, turn_timeout_s: 3600, agents: [player('a'), player('b'), god('g')] });
-  t.same(timersOf(() => void timed.s.call('turn_advance', {}, timed.caller('a'))).armed, [HOUR_MS]);
-  const forced = timersOf(() => void timed.s.call('turn_advance', {}, timed.caller('g')));
+  t.same(timersOf(() => void callSession(timed.s, 'turn_advance', {}, timed.caller('a'))).armed, [HOUR_MS]);
+  const forced = timersOf(() => void callSession(timed.s, 'turn_advance', {}, timed.caller('g')));
   t.same(forced.armed, [HOUR_MS]);
   t.match(timed.lines.at(-1), { previous: 'b', next: 'a', forced_by_god: true, msg: 'turn passed' });
   t.same(timed.events.at(-1), { kind: 'turn_changed', fields: { previous: 'b', next: 'a', forced_by_god: true } });
 
   const untimed = start({ turn_based: true, agents: [player('a'), player('b')] });
-  t.same(timersOf(() => void untimed.s.call('turn_advance', {}, untimed.caller('a'))).armed, [], 'no timeout: nothing armed');
+  t.same(timersOf(() => void callSession(untimed.s, 'turn_advance', {}, untimed.caller('a'))).armed, [], 'no timeout: nothing armed');
   t.equal(untimed.s.turnHolder, 'b');
 });
 
@@ -147,7 +148,7 @@ t.test('the turn gate: the holder, gods and ungated commands pass; others get TU
   t.ok(refused instanceof BridgeError);
   t.equal(refused?.code, 'TURN_NOT_YOURS');
   t.equal(refused?.message, "it is a's turn; 'spawn' waits for your turn (turn_order: a → b)");
-  const advance = await s.call('turn_advance', {}, caller('b'));
+  const advance = callSession(s, 'turn_advance', {}, caller('b'));
   t.match(advance, { ok: false, code: 'TURN_NOT_YOURS', message: "it is a's turn; only the holder or a god can pass it" });
   const free = start({ agents: [player('a'), player('b')] });
   t.equal(free.s.checkTurn(gated, free.caller('b')), null, 'not turn-based: no gate');

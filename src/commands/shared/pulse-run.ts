@@ -40,8 +40,8 @@ export interface PulseEnv {
 
 /** The tile of pulse `index` (0-based) on the straight line from (x, y) to (x2, y2). */
 export function pulsePosition(plan: PulsePlan, index: number): { x: number; y: number } {
-  const t = plan.pulses <= 1 ? 0 : index / (plan.pulses - 1);
-  return { x: Math.round(plan.x + (plan.x2 - plan.x) * t), y: Math.round(plan.y + (plan.y2 - plan.y) * t) };
+  const progress = plan.pulses <= 1 ? 0 : index / (plan.pulses - 1);
+  return { x: Math.round(plan.x + (plan.x2 - plan.x) * progress), y: Math.round(plan.y + (plan.y2 - plan.y) * progress) };
 }
 
 /**
