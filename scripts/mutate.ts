@@ -19,7 +19,11 @@ interface Group {
 }
 
 export const GROUPS: readonly Group[] = [
-  { name: 'admission', mutate: ['src/admission/**/*.ts'], tests: ['test/admission/semaphore.test.ts', 'test/admission/waiters.test.ts'] },
+  {
+    name: 'admission',
+    mutate: ['src/admission/**/*.ts'],
+    tests: ['test/admission/semaphore.test.ts', 'test/admission/waiters.test.ts', 'test/admission/capped-slots.test.ts'],
+  },
   {
     name: 'auth',
     mutate: ['src/auth/**/*.ts'],

@@ -30,7 +30,7 @@ import { IdempotencyStore } from './idempotency/store.ts';
 import { liveAgents } from './session/live-agents.ts';
 import type { EventStats } from './events/hub.ts';
 import { createMetrics } from './metrics/index.ts';
-import { viewRoutes } from './view/routes.ts';
+import { viewEntry } from './view/routes.ts';
 import {
   createSharedState,
   kEnabled,
@@ -47,7 +47,7 @@ import {
   sItems,
   sOverheadMs,
 } from './shared/layout.ts';
-import type { BridgeInfo } from './shared/protocol.ts';
+import type { BridgeInfo, ClockMode } from './shared/protocol.ts';
 import { MOD_VERSION } from './version.ts';
 import { moduleUrl } from './shared/modules.ts';
 import { sleep } from './shared/sleep.ts';
@@ -78,6 +78,8 @@ export interface BridgeOptions {
   poolMemoryMb?: number;
   /** decisions §9: GET /metrics and the request series (default true; false measures their cost). */
   metrics?: boolean;
+  /** decisions §12: overrides `[Game] clock` (`--lockstep`). */
+  clock?: ClockMode;
 }
 
 export interface BridgeStats {
@@ -130,7 +132,7 @@ export const SANDBOX_GAME = moduleUrl('./game/index.ts', import.meta.url);
 /** Wiring only: config → log → game thread → pool → server (decisions §6: the library API). */
 export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHandle> {
   const configDir = resolve(options.configDir ?? '.bridge');
-  const loaded = loadConfig(configDir, options.port === undefined ? {} : { port: options.port });
+  const loaded = loadConfig(configDir, { ...(options.port === undefined ? {} : { port: options.port }), ...(options.clock ? { clock: options.clock } : {}) });
   const log = options.logger ?? createLogger(options.logDestination ? { destination: options.logDestination } : {});
   const teardown = new TeardownList();
   const ctx: StartContext = { options, configDir, loaded, timings: { ...DEFAULT_TIMINGS, ...options.timings }, log, teardown };
@@ -240,6 +242,8 @@ async function startGameThread(ctx: StartContext, core: Core) {
         custom: options.gameOptions,
       },
       fps: config.Game.fps,
+      clock: config.Game.clock,
+      maxSavepoints: config.Game.max_savepoints,
       timings,
     },
     shared,
@@ -307,6 +311,7 @@ async function describeBridge(ctx: StartContext, core: Core, game: GameThreadHos
     agentCount: session.agentCount,
     configDir,
     savesDir: resolve(configDir, config.Game.saves_dir),
+    clock: config.Game.clock,
   };
   // A kill -9 mid-save leaves its temp file; no save of this process is running yet.
   const staleTemps = await sweepStaleTemps(info.savesDir);
@@ -322,6 +327,7 @@ async function describeBridge(ctx: StartContext, core: Core, game: GameThreadHos
     // client (gcb mcp) can say "disabled" instead of "unknown".
     disabled_commands: registry.disabled,
     event_kinds: eventKinds,
+    clock: info.clock,
   });
   return { info, registry, capabilities };
 }
@@ -440,24 +446,26 @@ async function startHttp(ctx: StartContext, parts: Parts, connectionsTeardown: (
   const { timings, log } = ctx;
   const { config, credentials, killSwitch, registry, admission, session, shared, info, capabilities, events, metrics, game, pool, idempotency } = parts;
   let port = config.Bridge.port;
-  const app = createApp({
-    port: () => port,
-    credentials,
-    enabled: () => killSwitch.enabled,
-    registry,
-    admission,
-    session,
-    shared,
-    info,
-    log,
-    maxBodyBytes: config.Bridge.max_body_bytes,
-    capabilities,
-    events,
-    ...(metrics ? { metrics } : {}),
-    view: viewRoutes(() => port),
-    execute: (def, args, caller, slot) => execute(def, args, caller, game, pool, slot),
-    idempotency,
-  });
+  const app = createApp(
+    {
+      port: () => port,
+      credentials,
+      enabled: () => killSwitch.enabled,
+      registry,
+      admission,
+      session,
+      shared,
+      info,
+      log,
+      maxBodyBytes: config.Bridge.max_body_bytes,
+      capabilities,
+      execute: (def, args, caller, slot) => execute(def, args, caller, game, pool, slot),
+      idempotency,
+    },
+    // Features register themselves: the viewer's open page, GET /events with the audit of POST
+    // /cmd, GET /metrics with the request series.
+    [viewEntry(() => port), events.entry, ...(metrics ? [metrics.entry] : [])],
+  );
 
   const server = await listen({ fetch: app.fetch, port, log });
   port = (server.address() as { port: number }).port;

@@ -10,6 +10,8 @@ export interface Timings {
   handlerBackstopMs: number;
   /** spec: a pulsed invoke_power holds its slot at most this long. */
   pulsedRunBudgetMs: number;
+  /** decisions §12: a step stops after the tick in progress once it has run this long. */
+  stepBudgetMs: number;
   /** spec: kill-switch reload interval. */
   killSwitchReloadMs: number;
   /** decisions §1: on close, started actions get this long to finish. */
@@ -25,6 +27,7 @@ export const DEFAULT_TIMINGS: Readonly<Timings> = Object.freeze({
   queueDeadlineMs: 30_000,
   handlerBackstopMs: 60_000,
   pulsedRunBudgetMs: 25_000,
+  stepBudgetMs: 25_000,
   killSwitchReloadMs: 2_000,
   shutdownGraceMs: 5_000,
   eventKeepAliveMs: 15_000,
@@ -124,6 +127,16 @@ export const LIMITS = Object.freeze({
   recvEventsWaitMaxMs: 25_000,
   /** decisions §10: `token` and `token_sha256` each hold 1..4 values (rotation with no gap). */
   tokensPerAgentMax: 4,
+  /** decisions §12: ticks one step may ask for. */
+  stepTicksMin: 1,
+  stepTicksMax: 10_000,
+  /** decisions §12: `[Game] max_savepoints` default and range; a savepoint's label. */
+  maxSavepointsDefault: 16,
+  maxSavepointsMin: 1,
+  maxSavepointsMax: 256,
+  savepointLabelMaxLength: 64,
+  /** decisions §12: a lockstep game thread with nothing queued wakes this often anyway (every Atomics wait has a timeout). */
+  lockstepIdleWaitMs: 1_000,
   /** decisions §10: the longest a request's log line waits before it is written. */
   logFlushMs: 1_000,
 });

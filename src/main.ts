@@ -1,13 +1,13 @@
-// The command line: `npm start -- [--config-dir DIR] [--port N] [--game MODULE]` (decisions §1).
+// The command line: `npm start -- [--config-dir DIR] [--port N] [--game MODULE] [--lockstep]` (decisions §1, §12).
 import { parseArgs } from 'node:util';
 import { startBridge } from './bridge.ts';
 import { ConfigError } from './config/load.ts';
 import { createLogger, logCrashes } from './log/logger.ts';
 
-const USAGE = 'usage: npm start -- [--config-dir DIR] [--port N] [--game MODULE]';
+const USAGE = 'usage: npm start -- [--config-dir DIR] [--port N] [--game MODULE] [--lockstep]';
 
 export async function main(argv: string[]): Promise<void> {
-  let values: { 'config-dir'?: string; port?: string; game?: string; help?: boolean };
+  let values: { 'config-dir'?: string; port?: string; game?: string; lockstep?: boolean; help?: boolean };
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -15,6 +15,8 @@ export async function main(argv: string[]): Promise<void> {
         'config-dir': { type: 'string' },
         port: { type: 'string' },
         game: { type: 'string' },
+        // decisions §12: overrides [Game] clock.
+        lockstep: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -42,6 +44,7 @@ export async function main(argv: string[]): Promise<void> {
       ...(values['config-dir'] === undefined ? {} : { configDir: values['config-dir'] }),
       ...(port === undefined ? {} : { port }),
       ...(values.game === undefined ? {} : { game: values.game }),
+      ...(values.lockstep ? { clock: 'lockstep' as const } : {}),
     });
   } catch (err) {
     if (err instanceof ConfigError) fatal(err.message);

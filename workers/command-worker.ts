@@ -4,6 +4,7 @@ import { MessageChannel, parentPort, threadId, workerData } from 'node:worker_th
 import { loadCommands } from '../src/commands/load.ts';
 import type { CommandDef, PoolEnv } from '../src/commands/define.ts';
 import { errorOf, toFailure, type Outcome } from '../src/errors/bridge-error.ts';
+import { mainThreadTimeoutFailure } from '../src/errors/failures.ts';
 import type { GameModule } from '../src/shared/game-module.ts';
 import { sharedNow, viewSharedState } from '../src/shared/layout.ts';
 import { importModule } from '../src/shared/modules.ts';
@@ -57,7 +58,7 @@ void loadGame().catch(() => {});
 export default async function runTask(task: PoolTask): Promise<Outcome<unknown>> {
   // Queued past its backstop (the main loop has answered 504 already): it never runs.
   if (sharedNow() > task.deadline) {
-    return { ok: false, code: 'MAIN_THREAD_TIMEOUT', message: 'the command waited past the handler backstop for a pool thread and never ran' };
+    return mainThreadTimeoutFailure('the command waited past the handler backstop for a pool thread and never ran');
   }
   // Tell the main loop which worker runs the task: the one its backstop would terminate. Through
   // shared memory, read only by a backstop: a message would wake the main loop once more per task.

@@ -4,7 +4,7 @@
 // - in multi-agent mode one agent holds at most half of it, rounded up;
 // - a quarter of it, rounded down, is kept for agents holding read_all, so players can never lock
 //   out the god or an observer. Legacy mode's one credential holds read_all, so it may use it all.
-import type { Failure } from '../errors/bridge-error.ts';
+import { busyFailure, type Failure } from '../errors/failures.ts';
 
 export interface SlotLease {
   /** Idempotent: the place comes back exactly once. */
@@ -58,7 +58,7 @@ export class CappedSlots {
   whenFull(): Failure | null {
     if (this.#inUse < this.limit) return null;
     const { noun, cap, counts, freeOne } = this.#words;
-    return busy(`all ${this.limit} ${noun} are taken (${cap}${counts === undefined ? '' : `; ${counts}`}); ${freeOne} of yours, or retry later`);
+    return busyFailure(`all ${this.limit} ${noun} are taken (${cap}${counts === undefined ? '' : `; ${counts}`}); ${freeOne} of yours, or retry later`);
   }
 
   /**
@@ -71,10 +71,12 @@ export class CappedSlots {
     const { noun, cap, freeOne } = this.#words;
     const held = this.#byAgent.get(agentId) ?? 0;
     if (multiAgent && held >= this.perAgent) {
-      return busy(`agent '${agentId}' already holds ${held} ${noun}, its share (half of the ${this.limit} of ${cap}, rounded up); ${freeOne}, or retry later`);
+      return busyFailure(
+        `agent '${agentId}' already holds ${held} ${noun}, its share (half of the ${this.limit} of ${cap}, rounded up); ${freeOne}, or retry later`,
+      );
     }
     if (!readAll && this.#unreserved >= this.limit - this.reserved) {
-      return busy(
+      return busyFailure(
         `the ${this.limit - this.reserved} ${noun} open to agents without read_all are all taken; the other ${this.reserved} ` +
           `(a quarter of the ${this.limit} of ${cap}) are kept for agents with read_all (god, observer, narrator); retry later`,
       );
@@ -95,10 +97,6 @@ export class CappedSlots {
       },
     };
   }
-}
-
-function busy(message: string): Failure {
-  return { ok: false, code: 'BUSY', message };
 }
 
 export function isRefusal(value: SlotLease | Failure): value is Failure {

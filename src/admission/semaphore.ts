@@ -3,6 +3,7 @@
 // that holds the fewest slots now (ties: the one whose oldest request has waited longest), FIFO
 // within an agent; an agent at its `max_slots` waits even while slots are free. Legacy mode has one
 // agent, so it is plain FIFO.
+import { busyFailure, type Failure } from '../errors/failures.ts';
 
 /** A held slot. release() is idempotent: the slot is returned exactly once whatever the path. */
 export interface Permit {
@@ -65,6 +66,11 @@ export class Admission {
   /** Slots one agent holds right now. */
   heldBy(agentId: string): number {
     return this.#agents.get(agentId)?.held ?? 0;
+  }
+
+  /** The BUSY failure for a request that acquire() answered null. */
+  refusal(): Failure {
+    return busyFailure(`all admission slots stayed taken for ${this.waitMs / 1000} s; nothing reached the world, retry`);
   }
 
   /**

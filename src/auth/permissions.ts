@@ -1,5 +1,5 @@
 // decisions §4: permission bits and role masks, the one table of both.
-import type { Failure } from '../errors/bridge-error.ts';
+import { permissionDeniedFailure, type Failure } from '../errors/failures.ts';
 import type { CallerContext } from '../shared/caller.ts';
 
 export const PERMISSIONS = {
@@ -53,9 +53,5 @@ export function missingPermission(rule: PermissionRule, mask: number): string | 
 export function permissionFailure(name: string, rule: PermissionRule, caller: CallerContext): Failure | null {
   const missing = missingPermission(rule, caller.permissions);
   if (missing === null) return null;
-  return {
-    ok: false,
-    code: 'PERMISSION_DENIED',
-    message: `agent '${caller.agentId}' (role ${caller.role}) lacks the ${missing} permission that '${name}' needs`,
-  };
+  return permissionDeniedFailure(`agent '${caller.agentId}' (role ${caller.role}) lacks the ${missing} permission that '${name}' needs`);
 }

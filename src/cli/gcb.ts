@@ -11,7 +11,7 @@ import { connect, resolveConnection } from './connect.ts';
 import { followEvents } from './events.ts';
 import { EXIT, EXIT_BY_CODE } from './exit-codes.ts';
 import { HELP } from './help.ts';
-import { renderCapabilities, renderError, renderHealth, renderValue } from './render.ts';
+import { renderCapabilities, renderError, renderHash, renderHealth, renderStep, renderValue } from './render.ts';
 
 /** What runGcb returns: an exit code, or undefined for a server that keeps running (serve, mcp). */
 export type Outcome = number | undefined;
@@ -69,6 +69,10 @@ export async function runGcb(argv: readonly string[], io: Io = processIo()): Pro
         return await call(rest, io);
       case 'batch':
         return await batch(rest, io);
+      case 'step':
+        return await step(rest, io);
+      case 'hash':
+        return await hash(rest, io);
       case 'token':
         return token(rest, io);
       case 'events':
@@ -76,7 +80,7 @@ export async function runGcb(argv: readonly string[], io: Io = processIo()): Pro
       case 'mcp':
         return await mcp(rest, io);
       default:
-        throw new UsageError(`unknown command '${sub}' (commands: serve, health, capabilities, call, batch, events, token, mcp)`);
+        throw new UsageError(`unknown command '${sub}' (commands: serve, health, capabilities, call, batch, step, hash, events, token, mcp)`);
     }
   } catch (err) {
     return fail(err, io);
@@ -164,6 +168,26 @@ async function batch(argv: string[], io: Io): Promise<Outcome> {
   );
   const failed = result.results.find((item) => isRecord(item.error));
   return failed ? (EXIT_BY_CODE[(failed.error as { code: keyof typeof EXIT_BY_CODE }).code] ?? EXIT.INTERNAL) : EXIT.OK;
+}
+
+/** decisions §12: `gcb step N`, N ticks now. The bridge judges the number (1..10,000): its BAD_ARGS says what is allowed. */
+async function step(argv: string[], io: Io): Promise<Outcome> {
+  const { values, positionals } = parse(argv, CONNECT_OPTIONS, 'step', true);
+  if (values.help) return print(io, HELP.step!);
+  const [count, ...extra] = positionals;
+  if (count === undefined || extra.length > 0 || !/^-?\d+(\.\d+)?$/.test(count)) throw new UsageError('step needs one number of ticks: gcb step 100');
+  const json = wantJson(io, values.json);
+  const success = await client(values, io).request('step', { ticks: Number(count) });
+  return print(io, json ? `${JSON.stringify(success)}\n` : renderStep(success.result as Parameters<typeof renderStep>[0]));
+}
+
+/** decisions §12: `gcb hash`, the world's digest and tick (world_hash). */
+async function hash(argv: string[], io: Io): Promise<Outcome> {
+  const { values } = parse(argv, CONNECT_OPTIONS, 'hash');
+  if (values.help) return print(io, HELP.hash!);
+  const json = wantJson(io, values.json);
+  const success = await client(values, io).request('world_hash', {});
+  return print(io, json ? `${JSON.stringify(success)}\n` : renderHash(success.result as Parameters<typeof renderHash>[0]));
 }
 
 function parseBatchFile(text: string): unknown[] {

@@ -19,6 +19,8 @@ commands:
   capabilities   every enabled command with its args (GET /capabilities)
   call NAME      run a command: gcb call spawn entity_id=human x=10 y=20 count=3
   batch FILE     run up to 32 commands in one frame, from a JSON array (- reads stdin)
+  step N         run N simulation ticks now (the lockstep clock, or a paused world)
+  hash           the world's 64-bit digest and tick (world_hash)
   events         follow what happens in the world, one line an event, until Ctrl-C (GET /events)
   token          print the token of a config dir, for pasting into a client config; --new: a fresh agent token
   mcp            an MCP server in front of the bridge (stdio, or --http on loopback)
@@ -35,7 +37,7 @@ ${exitCodeTable()}
 Run \`gcb <command> --help\` for a command's options. Docs: docs/cli.md, docs/mcp.md.
 `,
 
-  serve: `usage: gcb serve [--config-dir DIR] [--port N] [--game MODULE]
+  serve: `usage: gcb serve [--config-dir DIR] [--port N] [--game MODULE] [--lockstep]
 
 Starts the bridge on the built-in sandbox world (or the game module MODULE), exactly as \`npm start\`.
 It prints one line with the URL, the config file and the version; logs go to stderr. On first launch
@@ -44,6 +46,7 @@ it writes DIR/bridge.toml (mode 0600) with a fresh token. SIGINT or SIGTERM stop
   --config-dir DIR   the config dir: bridge.toml, agents.json, saves/ (default ./.bridge)
   --port N           overrides [Bridge] port (0: any free port)
   --game MODULE      path of a game module to load instead of the sandbox
+  --lockstep         the lockstep clock (overrides [Game] clock): the world moves only through step
 
 exit codes: 0 after a clean stop; 2 when it refuses to start (bad flag or config, port in use).
 `,
@@ -111,6 +114,33 @@ action, it is sent with an Idempotency-Key and retried once with it if the conne
 ${FINDING}
 `,
 
+  step: `usage: gcb step N [--json] [--config-dir DIR | --url URL]
+
+Runs N simulation ticks (1 to 10,000) back to back and prints where the world got to (POST /cmd
+step): the tick before and after, the ticks run and, for a credential with read_all, the world hash.
+Under the lockstep clock (bridge.toml clock = "lockstep", or gcb serve --lockstep) this is the only
+way the world moves; under realtime it runs only while the world is paused (gcb call pause). A step
+runs at most 25 s: past it, it stops after the tick in progress and says so. Like every control
+command it is sent with an Idempotency-Key, so a retried step never runs twice.
+
+  gcb step 100
+  gcb step 1000 --json | jq -r .result.hash
+
+${FINDING}
+
+${OUTPUT}
+`,
+
+  hash: `usage: gcb hash [--json] [--config-dir DIR | --url URL]
+
+Prints the world's tick and its 64-bit digest, 16 hex (POST /cmd world_hash; needs read_all). Equal
+worlds give equal hashes in any process on any machine: compare two runs, or a run with its replay.
+
+${FINDING}
+
+${OUTPUT}
+`,
+
   events: `usage: gcb events [--kinds KIND,KIND] [--since SEQ] [--config-dir DIR | --url URL] [--json]
 
 Follows the bridge's events (GET /events) and prints one line an event until Ctrl-C (exit 0):
@@ -149,7 +179,7 @@ as "token" or "token_sha256" (docs/multi-agent.md: rotate a token). With --json:
   mcp: `usage: gcb mcp [--config-dir DIR | --url URL] [--tool-prefix P] [--http [--port N]]
 
 An MCP server in front of the bridge. At start it reads /capabilities and exposes one tool per
-enabled command plus one for capabilities (31 with every command enabled), named P<command>
+enabled command plus one for capabilities (36 with every command enabled), named P<command>
 (default prefix worldbox_, so prompts written for the original WorldBox bridge work).
 
   (default)          stdio: one session, with the token of --config-dir or GCB_TOKEN

@@ -106,3 +106,16 @@ export function renderError(error: BridgeCallError): string {
   if (error.attempts > 1) text += `\n  (after ${error.attempts} attempts)`;
   return text;
 }
+
+/** decisions §12: a step's answer on one line: `tick 0 → 100 (100 ticks), hash 0123456789abcdef`. */
+export function renderStep(result: { tick_before: number; tick: number; ticks: number; hash?: string; stopped?: string }): string {
+  let line = `tick ${result.tick_before} → ${result.tick} (${result.ticks} tick${result.ticks === 1 ? '' : 's'})`;
+  if (result.hash !== undefined) line += `, hash ${result.hash}`;
+  if (result.stopped === 'deadline') line += '; stopped at the 25 s limit: step again for the rest';
+  return `${line}\n`;
+}
+
+/** decisions §12: `tick 100, hash 0123456789abcdef`. */
+export function renderHash(result: { tick: number; hash: string }): string {
+  return `tick ${result.tick}, hash ${result.hash}\n`;
+}

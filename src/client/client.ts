@@ -21,6 +21,8 @@ export interface Capabilities {
   commands: CommandDescriptor[];
   /** Additive to the spec's object: the commands the game module cannot run, and why; optional, so a bridge may leave it out. */
   disabled_commands?: DisabledCommand[];
+  /** Additive (v0.5, decisions §12): which clock moves the world; absent from older bridges. */
+  clock?: 'realtime' | 'lockstep';
 }
 
 /** A success envelope of POST /cmd. */
@@ -145,6 +147,34 @@ export class BridgeClient {
     const args: Record<string, unknown> = { commands: items };
     if (stopOnError !== undefined) args.stop_on_error = stopOnError;
     return (await this.request('batch', args, rest)).result as BatchResults<T>;
+  }
+
+  /**
+   * decisions §12: run `ticks` ticks (1..10,000) and answer where the world got to. Under lockstep the
+   * only way the world moves; under realtime only while paused. `stopped: 'deadline'` when it ran fewer.
+   */
+  async step(ticks: number, options: RequestOptions = {}): Promise<CommandResult<'step'>> {
+    return this.call('step', { ticks }, options);
+  }
+
+  /** decisions §12: the world's 64-bit digest (16 hex) and its tick; equal states, equal hashes. */
+  async worldHash(options: RequestOptions = {}): Promise<CommandResult<'world_hash'>> {
+    return this.call('world_hash', {}, options);
+  }
+
+  /** decisions §12: keep the world in memory under a new id, for rewind(). */
+  async savepoint(label?: string, options: RequestOptions = {}): Promise<CommandResult<'savepoint'>> {
+    return this.call('savepoint', label === undefined ? {} : { label }, options);
+  }
+
+  /** decisions §12: put the world back exactly as it was at savepoint `id`. */
+  async rewind(id: number, options: RequestOptions = {}): Promise<CommandResult<'rewind'>> {
+    return this.call('rewind', { id }, options);
+  }
+
+  /** decisions §12: forget savepoint `id`. */
+  async savepointDrop(id: number, options: RequestOptions = {}): Promise<CommandResult<'savepoint_drop'>> {
+    return this.call('savepoint_drop', { id }, options);
   }
 
   /** POST /cmd for any name (a newer bridge's, or one typed at a prompt): the whole success envelope. */

@@ -32,6 +32,11 @@ import type saveWorld from '../commands/control/save-world.ts';
 import type loadWorld from '../commands/control/load-world.ts';
 import type recvEvents from '../commands/read/recv-events.ts';
 import type batch from '../commands/action/batch.ts';
+import type step from '../commands/control/step.ts';
+import type worldHash from '../commands/read/world-hash.ts';
+import type savepoint from '../commands/control/savepoint.ts';
+import type rewind from '../commands/control/rewind.ts';
+import type savepointDrop from '../commands/control/savepoint-drop.ts';
 import type observe from '../commands/read/observe.ts';
 
 /** The catalogue (decisions §3), by command name. */
@@ -66,6 +71,11 @@ interface Catalogue {
   load_world: typeof loadWorld;
   recv_events: typeof recvEvents;
   batch: typeof batch;
+  step: typeof step;
+  world_hash: typeof worldHash;
+  savepoint: typeof savepoint;
+  rewind: typeof rewind;
+  savepoint_drop: typeof savepointDrop;
   observe: typeof observe;
 }
 
@@ -100,9 +110,13 @@ export const KEYED_COMMANDS: ReadonlySet<string> = new Set<CommandName>([
   'load_world',
   'send_message',
   'turn_advance',
+  'step',
+  'savepoint',
+  'rewind',
+  'savepoint_drop',
 ]);
 
-/** decisions §8: the commands a batch may hold (not meta, bus, world loading or saving, screenshot, recv_events, batch). */
+/** decisions §8: the commands a batch may hold (not meta, bus, world loading or saving, screenshot, recv_events, batch, step). */
 export type BatchableName = Exclude<
   CommandName,
   | 'health'
@@ -118,6 +132,7 @@ export type BatchableName = Exclude<
   | 'screenshot'
   | 'recv_events'
   | 'batch'
+  | 'step'
 >;
 
 /** One item of `client.batch([...])`, typed by its name. */

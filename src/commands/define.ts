@@ -4,7 +4,7 @@ import type { PermissionRule } from '../auth/permissions.ts';
 import type { BridgeError, Failure, Outcome } from '../errors/bridge-error.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
-import type { FrameJobs } from '../shared/frame.ts';
+import type { FrameJobs, WorldClock } from '../shared/frame.ts';
 import type { GameFunctionName, GameModule } from '../shared/game-module.ts';
 import type { SharedState } from '../shared/layout.ts';
 import type { BridgeInfo } from '../shared/protocol.ts';
@@ -21,6 +21,10 @@ export interface FrameEnv<A> {
   caller: CallerContext;
   /** The per-frame job registry (invoke_power pulses). */
   jobs: FrameJobs;
+  /** decisions §12: the world's clock: step moves it tick by tick; tick and world-swap hooks join it. */
+  clock: WorldClock;
+  /** decisions §12: `[Game] max_savepoints`. */
+  maxSavepoints: number;
   shared: SharedState;
   timings: Timings;
   /** decisions §7: the game host's emit (the bridge's frame kinds: world_generated, world_loaded). */

@@ -31,6 +31,11 @@ import saveWorld from './control/save-world.ts';
 import loadWorld from './control/load-world.ts';
 import recvEvents from './read/recv-events.ts';
 import batch from './action/batch.ts';
+import step from './control/step.ts';
+import worldHash from './read/world-hash.ts';
+import savepoint from './control/savepoint.ts';
+import rewind from './control/rewind.ts';
+import savepointDrop from './control/savepoint-drop.ts';
 import observe from './read/observe.ts';
 
 export const COMMANDS: readonly CommandDef[] = [
@@ -64,5 +69,10 @@ export const COMMANDS: readonly CommandDef[] = [
   loadWorld, // 28
   recvEvents, // 29 (decisions §7)
   batch, // 30 (decisions §8)
-  observe, // 31 (the fixed-size view for learning agents)
+  step, // 31 (decisions §12)
+  worldHash, // 32
+  savepoint, // 33
+  rewind, // 34
+  savepointDrop, // 35
+  observe, // 36 (the fixed-size view for learning agents)
 ] as unknown as readonly CommandDef[];

@@ -2,7 +2,8 @@ import type { TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import type { Logger } from 'pino';
 import { createAjv } from '../config/ajv.ts';
-import { nearest, type Failure } from '../errors/bridge-error.ts';
+import { nearest } from '../errors/bridge-error.ts';
+import { unknownCommandFailure, type Failure } from '../errors/failures.ts';
 import { LIMITS } from '../limits.ts';
 import { describeSchema, type CommandDef } from './define.ts';
 
@@ -93,10 +94,9 @@ export class CommandRegistry {
    */
   unknownCommand(name: string): Failure {
     const reason = this.#disabled.get(name);
-    if (reason !== undefined) return { ok: false, code: 'UNKNOWN_COMMAND', message: reason };
-    const failure: Failure = { ok: false, code: 'UNKNOWN_COMMAND', message: `unknown command '${name}': GET /capabilities lists the commands` };
-    if (name.length <= LIMITS.didYouMeanMaxLength) failure.did_you_mean = nearest(name, this.#names, LIMITS.didYouMeanCount);
-    return failure;
+    if (reason !== undefined) return unknownCommandFailure(reason);
+    const suggestions = name.length <= LIMITS.didYouMeanMaxLength ? nearest(name, this.#names, LIMITS.didYouMeanCount) : undefined;
+    return unknownCommandFailure(`unknown command '${name}': GET /capabilities lists the commands`, suggestions);
   }
 
   get size(): number {

@@ -5,6 +5,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { generateToken } from '../auth/token-strength.ts';
 import { LIMITS } from '../limits.ts';
 import { createAjv } from './ajv.ts';
+import type { ClockMode } from '../shared/protocol.ts';
 import { BridgeToml, SECTIONS } from './schema.ts';
 
 export const CONFIG_FILE = 'bridge.toml';
@@ -43,6 +44,8 @@ suppress_startup_window = true
 fps = ${LIMITS.fpsDefault}                       # frame rate of the game thread, 1..240
 saves_dir = "saves"            # relative to the config dir
 seed = 1234                    # seed of the world generated at startup
+clock = "realtime"             # "realtime", or "lockstep": the world moves only through step (--lockstep)
+max_savepoints = ${LIMITS.maxSavepointsDefault}             # savepoints held in memory at once, ${LIMITS.maxSavepointsMin}..${LIMITS.maxSavepointsMax}
 `;
 }
 
@@ -51,7 +54,7 @@ seed = 1234                    # seed of the world generated at startup
  * created with mode 0600 in the same open() call, so the token is never readable by others, not
  * even for a moment.
  */
-export function loadConfig(configDir: string, overrides: { port?: number } = {}): LoadedConfig {
+export function loadConfig(configDir: string, overrides: { port?: number; clock?: ClockMode } = {}): LoadedConfig {
   const dir = resolve(configDir);
   const path = join(dir, CONFIG_FILE);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -80,6 +83,7 @@ export function loadConfig(configDir: string, overrides: { port?: number } = {})
     }
     config.Bridge.port = overrides.port;
   }
+  if (overrides.clock !== undefined) config.Game.clock = overrides.clock;
   return { config, path, created, unknownKeys: findUnknownKeys(raw) };
 }
 

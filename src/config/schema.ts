@@ -30,6 +30,9 @@ export const GameSection = Type.Object(
     fps: Type.Integer({ minimum: LIMITS.fpsMin, maximum: LIMITS.fpsMax, default: LIMITS.fpsDefault }),
     saves_dir: Type.String({ minLength: 1, default: 'saves' }),
     seed: Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, default: 1234 }),
+    // decisions §12: realtime advances the world with the frame timer; lockstep only through `step`.
+    clock: Type.Union([Type.Literal('realtime'), Type.Literal('lockstep')], { default: 'realtime' }),
+    max_savepoints: Type.Integer({ minimum: LIMITS.maxSavepointsMin, maximum: LIMITS.maxSavepointsMax, default: LIMITS.maxSavepointsDefault }),
   },
   { default: {} },
 );

@@ -1,5 +1,6 @@
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { toFailure, type Outcome } from '../errors/bridge-error.ts';
+import { isRefusal } from '../errors/codes.ts';
 import { LIMITS, type Timings } from '../limits.ts';
 import type { CommandDef, FrameEnv } from '../commands/define.ts';
 import type { GameModule } from '../shared/game-module.ts';
@@ -21,10 +22,12 @@ import {
   sharedNow,
   type SharedState,
 } from '../shared/layout.ts';
-import type { ActionMessage, ActionReply } from '../shared/protocol.ts';
+import type { ActionMessage, ActionReply, ClockMode } from '../shared/protocol.ts';
 import type { Collector } from '../shared/frame.ts';
 import { hFrameDuration, hFrameItems, hQueueWait, observe } from '../shared/histograms.ts';
 import { JobRegistry } from './jobs.ts';
+import { createPlaces } from './places.ts';
+import { createWorldClock, type DrainerClock } from './world-clock.ts';
 
 type FrameHandler = (env: FrameEnv<unknown>, input: unknown) => unknown;
 
@@ -36,7 +39,15 @@ export interface FrameDrainer {
    * `updateMs`: what the game's update took just before, when the bridge's own loop ran it.
    */
   drainFrame(updateMs?: number): void;
+  /**
+   * decisions §12, lockstep: drain at most 32 actions (256 items) now, as a frame does, but step no
+   * per-frame job (they step once per tick a `step` runs, never by wall time).
+   */
+  drainQueued(): void;
+  /** An entry drained but over the last drain's item budget waits: it runs first next time. */
+  readonly carrying: boolean;
   readonly jobs: JobRegistry;
+  readonly clock: DrainerClock;
 }
 
 /**
@@ -60,6 +71,12 @@ export function createDrainer(options: {
   events?: Collector;
   /** The clock (ms, sharedNow's base) for deadlines and every figure in the stats; tests drive it by hand. */
   now?: () => number;
+  /** decisions §12: which clock moves the world (default realtime). */
+  clockMode?: ClockMode;
+  /** decisions §12: `[Game] max_savepoints` (default 16). */
+  maxSavepoints?: number;
+  /** Something went wrong that no command answers for (a clock hook threw). */
+  warn?: (message: string) => void;
 }): FrameDrainer {
   const { port, shared, commands, timings } = options;
   const now = options.now ?? sharedNow;
@@ -69,6 +86,8 @@ export function createDrainer(options: {
   let carried: ActionMessage | undefined; // drained but over the frame's item budget: runs first next frame
   const jobs = new JobRegistry(control);
   const game = options.game as Required<GameModule>;
+  const maxSavepoints = options.maxSavepoints ?? LIMITS.maxSavepointsDefault;
+  const places = createPlaces();
 
   function reply(message: ActionReply): void {
     const events = options.events?.take() ?? null;
@@ -90,8 +109,20 @@ export function createDrainer(options: {
     Atomics.store(control, kTick, game.currentTick() | 0);
   }
 
+  const clock = createWorldClock({
+    mode: options.clockMode ?? 'realtime',
+    currentTick: () => game.currentTick() | 0,
+    closeTick: () => {
+      jobs.step();
+      publishTick();
+      options.events?.flush();
+      return Atomics.load(control, kTick);
+    },
+    ...(options.warn ? { warn: options.warn } : {}),
+  });
+
   function frameEnv(args: unknown, caller: ActionMessage['caller']): FrameEnv<unknown> {
-    return { game, args, caller, jobs, shared, timings, emit, runFrame: (name, input) => runFrame(name, input, caller) };
+    return { game, args, caller, jobs, clock, maxSavepoints, shared, timings, emit, runFrame: (name, input) => runFrame(name, input, caller) };
   }
 
   /** One frame step. Never throws: what it throws is its failure. */
@@ -126,13 +157,23 @@ export function createDrainer(options: {
   function start(action: ActionMessage, startMs: number): void {
     startedAt[action.slot] = startMs;
     const t0 = now();
-    const finish = (outcome: Outcome<unknown>) => reply({ kind: 'done', slot: action.slot, id: action.id, outcome, runMs: now() - t0 });
     const def = commands.get(action.command);
+    // decisions §12: only what may change the world takes a place, so reads and the bridge's own
+    // calls in between never shift the order of the commands that a replay must repeat.
+    let place = def?.category === 'action' || def?.category === 'control' ? places.take(game.currentTick() | 0) : undefined;
+    const finish = (outcome: Outcome<unknown>) =>
+      reply({ kind: 'done', slot: action.slot, id: action.id, outcome, runMs: now() - t0, ...(place && { place }) });
     const handler = (action.phase === 'run' ? def?.frame : def?.phases?.[action.phase]) as FrameHandler | undefined;
     if (!handler) return finish(toFailure(new Error(`no frame handler ${action.command}.${action.phase}`)));
     const outcome = runStep(handler, frameEnv(action.input, action.caller), action.input);
-    if (outcome instanceof Promise) void outcome.then(finish);
-    else finish(outcome);
+    if (outcome instanceof Promise) return void outcome.then(finish);
+    // A refusal in the frame (an unknown asset, a tile off the map) changed nothing and is no
+    // record: it gives its place back, so the next command's place does not depend on it.
+    if (place && !outcome.ok && isRefusal(outcome.code)) {
+      places.giveBack();
+      place = undefined;
+    }
+    finish(outcome);
   }
 
   /** The next action: the one a full frame left over first (it stays first in line), else the port's next. */
@@ -149,6 +190,10 @@ export function createDrainer(options: {
   }
 
   function drainFrame(updateMs = 0): void {
+    drain(updateMs, true);
+  }
+
+  function drain(updateMs: number, stepJobs: boolean): void {
     publishTick();
     const f0 = now();
     handlerMs = 0;
@@ -179,8 +224,9 @@ export function createDrainer(options: {
       start(action, startMs);
     }
     if (drained > 0) recordFrame(drained, items, now() - f0 - handlerMs);
-    jobs.step();
+    if (stepJobs) jobs.step();
     publishTick();
+    if (stepJobs) clock.afterFrame();
     Atomics.add(control, kFrames, 1);
     stats[sFrames]! += 1;
     options.events?.flush();
@@ -200,5 +246,13 @@ export function createDrainer(options: {
     }
   }
 
-  return { drainFrame, jobs };
+  return {
+    drainFrame,
+    drainQueued: () => drain(0, false),
+    get carrying() {
+      return carried !== undefined;
+    },
+    jobs,
+    clock,
+  };
 }

@@ -1,6 +1,7 @@
 import type { Outcome } from '../errors/bridge-error.ts';
 import type { CommandDef } from '../commands/define.ts';
 import type { CallerContext } from '../shared/caller.ts';
+import type { Place } from '../shared/protocol.ts';
 import type { QueueAnswer } from './game-queue.ts';
 import type { CommandPool, Releasable } from './pool.ts';
 
@@ -10,6 +11,8 @@ export interface Execution {
   runMs: number;
   /** Set when the answer left before the work ended (backstop): the slot is held until it resolves. */
   settled: Promise<void> | null;
+  /** decisions §12: where a main-thread command's frame step started (tick, order). */
+  place?: Place;
 }
 
 /**
@@ -35,5 +38,7 @@ export async function execute(
   const framed = await queue.submit(def.name, 'run', args, caller, def.frameItems?.(args as never) ?? 1);
   if (!def.pool || !framed.outcome.ok) return framed;
   const after = await pool.run({ command: def.name, args, caller, frameValue: framed.outcome.value });
-  return { outcome: after.outcome, queueWaitMs: framed.queueWaitMs, runMs: framed.runMs + after.runMs, settled: null };
+  const ran: Execution = { outcome: after.outcome, queueWaitMs: framed.queueWaitMs, runMs: framed.runMs + after.runMs, settled: null };
+  if (framed.place) ran.place = framed.place;
+  return ran;
 }

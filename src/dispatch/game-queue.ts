@@ -1,9 +1,9 @@
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import type { Failure, Outcome } from '../errors/bridge-error.ts';
+import { busyFailure, mainThreadTimeoutFailure, type Failure, type Outcome } from '../errors/failures.ts';
 import { LIMITS, type Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { ENTRY_EXPIRED, ENTRY_FREE, ENTRY_QUEUED, ENTRY_STARTED, kQueued, sharedNow, type SharedState } from '../shared/layout.ts';
-import type { ActionMessage, ActionReply, DispatcherPortMessage, EventBatch } from '../shared/protocol.ts';
+import type { ActionMessage, ActionReply, DispatcherPortMessage, EventBatch, Place } from '../shared/protocol.ts';
 import { sleep } from '../shared/sleep.ts';
 
 /** What the dispatcher answers for one queued action. */
@@ -19,6 +19,8 @@ export interface QueueAnswer {
    * the limit (decisions §5).
    */
   settled: Promise<void> | null;
+  /** decisions §12: where the action started (tick, order); absent when it never started. */
+  place?: Place;
 }
 
 interface Entry {
@@ -30,6 +32,9 @@ interface Entry {
   timer: NodeJS.Timeout | undefined;
   settle: (() => void) | null;
 }
+
+/** An action refused before the game saw it: the client may simply send it again. */
+export const BUSY_MESSAGE = (reason: string) => `${reason}; nothing reached the world, retry later`;
 
 export const TIMEOUT_MESSAGE = (ms: number) =>
   `the command waited more than ${ms / 1000} s for a game frame and was dropped before it ran; nothing reached the world, retry when the game is responsive`;
@@ -76,9 +81,9 @@ export class GameQueue {
 
   /** `items`: what it counts against a frame's 256 (decisions §8: an entry's items all run in one frame). */
   submit(command: string, phase: string, input: unknown, caller: CallerContext, items = 1): Promise<QueueAnswer> {
-    if (this.#closed) return Promise.resolve(immediate(busy('the bridge is shutting down')));
+    if (this.#closed) return Promise.resolve(immediate(busyFailure(BUSY_MESSAGE('the bridge is shutting down'))));
     const slot = this.#free.pop();
-    if (slot === undefined) return Promise.resolve(immediate(busy('the dispatcher queue is full')));
+    if (slot === undefined) return Promise.resolve(immediate(busyFailure(BUSY_MESSAGE('the dispatcher queue is full'))));
     // Stryker disable next-line UpdateOperator: ids need only differ among the entries alive at once; counting down is as unique
     const id = this.#nextId++;
     const enqueuedAt = sharedNow();
@@ -89,6 +94,9 @@ export class GameQueue {
       Atomics.add(this.#shared.control, kQueued, 1);
       const message: ActionMessage = { slot, id, command, phase, input, caller, enqueuedAt, items };
       this.#port.postMessage(message);
+      // decisions §12: a lockstep game thread sleeps on kQueued between commands; after the post, so
+      // it finds the message when it wakes. Nobody waits under realtime, and then it costs nothing.
+      Atomics.notify(this.#shared.control, kQueued);
       entry.timer = setTimeout(() => this.#onDeadline(entry), this.#timings.queueDeadlineMs);
     });
   }
@@ -98,7 +106,7 @@ export class GameQueue {
     this.#closed = true;
     for (const entry of this.#entries.values()) {
       if (Atomics.compareExchange(this.#shared.entries, entry.slot, ENTRY_QUEUED, ENTRY_EXPIRED) === ENTRY_QUEUED) {
-        this.#answer(entry, busy('the bridge is shutting down'), 0);
+        this.#answer(entry, busyFailure(BUSY_MESSAGE('the bridge is shutting down')), 0);
       }
     }
   }
@@ -124,7 +132,7 @@ export class GameQueue {
   #onDeadline(entry: Entry): void {
     const state = Atomics.compareExchange(this.#shared.entries, entry.slot, ENTRY_QUEUED, ENTRY_EXPIRED);
     if (state === ENTRY_QUEUED) {
-      this.#answer(entry, timeout(TIMEOUT_MESSAGE(this.#timings.queueDeadlineMs)), sharedNow() - entry.enqueuedAt);
+      this.#answer(entry, mainThreadTimeoutFailure(TIMEOUT_MESSAGE(this.#timings.queueDeadlineMs)), sharedNow() - entry.enqueuedAt);
       return;
     }
     if (state === ENTRY_STARTED) {
@@ -145,7 +153,9 @@ export class GameQueue {
     const answer = entry.answer!;
     entry.answer = null;
     answer({
-      outcome: timeout(`the command started but did not finish within the ${seconds} s handler backstop; it still runs to completion in the game`),
+      outcome: mainThreadTimeoutFailure(
+        `the command started but did not finish within the ${seconds} s handler backstop; it still runs to completion in the game`,
+      ),
       queueWaitMs: started - entry.enqueuedAt,
       runMs: sharedNow() - started,
       settled,
@@ -157,21 +167,21 @@ export class GameQueue {
     if (!entry || entry.id !== reply.id) return;
     if (reply.kind === 'done') {
       const started = this.#shared.startedAt[entry.slot]!;
-      this.#answer(entry, reply.outcome, started - entry.enqueuedAt, reply.runMs);
+      this.#answer(entry, reply.outcome, started - entry.enqueuedAt, reply.runMs, reply.place);
     } else {
       // 'expired': the game thread found the deadline passed. 'skipped': the deadline timer or close()
       // expired it first and has answered already, so #answer does nothing; the game thread has let go.
-      this.#answer(entry, timeout(TIMEOUT_MESSAGE(this.#timings.queueDeadlineMs)), sharedNow() - entry.enqueuedAt);
+      this.#answer(entry, mainThreadTimeoutFailure(TIMEOUT_MESSAGE(this.#timings.queueDeadlineMs)), sharedNow() - entry.enqueuedAt);
     }
     this.#release(entry);
   }
 
-  #answer(entry: Entry, outcome: Outcome<unknown>, queueWaitMs: number, runMs = 0): void {
+  #answer(entry: Entry, outcome: Outcome<unknown>, queueWaitMs: number, runMs = 0, place?: Place): void {
     clearTimeout(entry.timer);
     const answer = entry.answer;
     if (!answer) return;
     entry.answer = null;
-    answer({ outcome, queueWaitMs, runMs, settled: null });
+    answer(place ? { outcome, queueWaitMs, runMs, settled: null, place } : { outcome, queueWaitMs, runMs, settled: null });
   }
 
   /** Always after #answer, so no timer is left. */
@@ -185,12 +195,4 @@ export class GameQueue {
 
 function immediate(failure: Failure): QueueAnswer {
   return { outcome: failure, queueWaitMs: 0, runMs: 0, settled: null };
-}
-
-function busy(message: string): Failure {
-  return { ok: false, code: 'BUSY', message: `${message}; nothing reached the world, retry later` };
-}
-
-function timeout(message: string): Failure {
-  return { ok: false, code: 'MAIN_THREAD_TIMEOUT', message };
 }

@@ -1,13 +1,14 @@
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { describeException, type ExceptionInfo, type Failure } from '../errors/bridge-error.ts';
+import { describeException, type ExceptionInfo } from '../errors/bridge-error.ts';
+import { busyFailure, gameCrashFailure } from '../errors/failures.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { kStopping, type SharedState } from '../shared/layout.ts';
 import type { EventBatch, GameThreadControl, GameThreadData, GameThreadEvent } from '../shared/protocol.ts';
 import { moduleUrl } from '../shared/modules.ts';
 import { sleep } from '../shared/sleep.ts';
 import { startThread } from '../shared/start-thread.ts';
-import { GameQueue, type QueueAnswer } from './game-queue.ts';
+import { BUSY_MESSAGE, GameQueue, type QueueAnswer } from './game-queue.ts';
 
 const GAME_THREAD = moduleUrl('../../workers/game-thread.ts', import.meta.url);
 
@@ -82,7 +83,7 @@ export class GameThreadHost {
   submit(command: string, phase: string, input: unknown, caller: CallerContext, items = 1): Promise<QueueAnswer> {
     if (!this.#running) {
       const message = this.#stopping ? 'the bridge is shutting down' : 'the game thread is restarting';
-      return Promise.resolve({ outcome: busy(message), queueWaitMs: 0, runMs: 0, settled: null });
+      return Promise.resolve({ outcome: busyFailure(BUSY_MESSAGE(message)), queueWaitMs: 0, runMs: 0, settled: null });
     }
     return this.#running.queue.submit(command, phase, input, caller, items);
   }
@@ -109,7 +110,7 @@ export class GameThreadHost {
     });
     await Promise.race([finished, sleep(200, { unref: true })]);
     await running.worker.terminate();
-    running.queue.fail(busy('the bridge is shutting down'));
+    running.queue.fail(busyFailure(BUSY_MESSAGE('the bridge is shutting down')));
     running.port.close();
     this.#running = null;
   }
@@ -133,14 +134,12 @@ export class GameThreadHost {
         { code, ...(thrown ? { fault: { type: exception.type, message: thrown.message, stack: thrown.stack } } : {}) },
         'the game thread died; answering what was pending with GAME_CRASH and starting a fresh world',
       );
-      const crash: Failure = {
-        ok: false,
-        code: 'GAME_CRASH',
-        message: thrown
+      const crash = gameCrashFailure(
+        thrown
           ? `the game thread died: game code threw outside any command (${exception.type}: ${exception.message}); the bridge is starting a fresh world`
           : `the game thread exited (code ${code}); the bridge is starting a fresh world`,
         exception,
-      };
+      );
       running.queue.fail(crash);
       running.port.close();
       void this.#restart();
@@ -220,8 +219,4 @@ function waitForReady(worker: Worker): Promise<ReadyEvent> {
     worker.on('error', onError);
     worker.on('exit', onExit);
   });
-}
-
-function busy(message: string): Failure {
-  return { ok: false, code: 'BUSY', message: `${message}; nothing reached the world, retry later` };
 }

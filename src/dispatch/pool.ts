@@ -3,7 +3,8 @@ import type { MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import { moduleUrl } from '../shared/modules.ts';
-import { describeException, toFailure, type Failure, type Outcome } from '../errors/bridge-error.ts';
+import { describeException, toFailure, type Outcome } from '../errors/bridge-error.ts';
+import { mainThreadTimeoutFailure } from '../errors/failures.ts';
 import { LIMITS, type Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { sharedNow, type SharedState } from '../shared/layout.ts';
@@ -168,11 +169,7 @@ export class CommandPool {
         await running.catch(() => {}); // the slot comes back once the task is really gone
         settled = true;
       }
-      const outcome: Failure = {
-        ok: false,
-        code: 'MAIN_THREAD_TIMEOUT',
-        message: `the command did not finish within the ${backstopMs / 1000} s handler backstop and was aborted`,
-      };
+      const outcome = mainThreadTimeoutFailure(`the command did not finish within the ${backstopMs / 1000} s handler backstop and was aborted`);
       return { outcome, runMs: performance.now() - t0, lost: true };
     } catch (err) {
       // A worker never throws back (it answers Outcomes): a rejection means it died.

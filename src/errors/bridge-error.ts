@@ -3,13 +3,18 @@ import { distance } from 'fastest-levenshtein';
 import { LIMITS } from '../limits.ts';
 import { PACKAGE } from '../package-root.ts';
 import { ERROR_STATUS, isErrorCode, type ErrorCode } from './codes.ts';
+import {
+  badArgsFailure,
+  failureWith,
+  gameCrashFailure,
+  gameRejectedFailure,
+  outOfBoundsFailure,
+  unknownAssetFailure,
+  type ExceptionInfo,
+  type Failure,
+} from './failures.ts';
 
-/** spec: error.exception, present for game crashes and game rejections. */
-export interface ExceptionInfo {
-  type: string;
-  message: string;
-  stack_top: string;
-}
+export type { ExceptionInfo, Failure, Outcome } from './failures.ts';
 
 /** The one error class of the bridge. Threads never throw it across a boundary: see toFailure(). */
 export class BridgeError extends Error {
@@ -30,23 +35,14 @@ export class BridgeError extends Error {
   }
 }
 
-/** The plain form of an error that crosses postMessage or piscina (classes do not survive). */
-export interface Failure {
-  ok: false;
-  code: ErrorCode;
-  message: string;
-  exception?: ExceptionInfo;
-  did_you_mean?: string[];
-}
-
-export type Outcome<T> = { ok: true; value: T } | Failure;
+// The shortcuts game code throws (game-control-bridge/game), each the error of its code's failure.
 
 export function badArgs(message: string): BridgeError {
-  return new BridgeError('BAD_ARGS', message);
+  return errorOf(badArgsFailure(message));
 }
 
 export function outOfBounds(message: string): BridgeError {
-  return new BridgeError('OUT_OF_BOUNDS', message);
+  return errorOf(outOfBoundsFailure(message));
 }
 
 /** For game modules: throw gameRejected('why') to refuse an action logically (422 GAME_REJECTED). */
@@ -54,7 +50,7 @@ export function gameRejected(message: string, type = 'GameRejected'): BridgeErro
   // The probe's top frame is the game code that refused, not this helper.
   const probe = new Error(message);
   Error.captureStackTrace(probe, gameRejected);
-  return new BridgeError('GAME_REJECTED', message, { exception: describeException(probe, type) });
+  return errorOf(gameRejectedFailure(message, describeException(probe, type)));
 }
 
 /**
@@ -65,9 +61,7 @@ export function gameRejected(message: string, type = 'GameRejected'): BridgeErro
 export function unknownAsset(field: string, value: string, known: readonly string[]): BridgeError {
   const plausible = value.length <= LIMITS.idMaxLength;
   const shown = plausible ? value : `${value.slice(0, LIMITS.idMaxLength)}… (${value.length} characters)`;
-  return new BridgeError('UNKNOWN_ASSET', `${field} '${shown}' does not exist in this game build`, {
-    didYouMean: plausible ? nearest(value, known, 5) : [],
-  });
+  return errorOf(unknownAssetFailure(`${field} '${shown}' does not exist in this game build`, plausible ? nearest(value, known, 5) : []));
 }
 
 export function describeException(err: unknown, type?: string): ExceptionInfo {
@@ -106,19 +100,18 @@ export function toFailure(err: unknown): Failure {
   if (err instanceof BridgeError) return failureOf(err);
   const code = (err as { code?: unknown } | null)?.code;
   if (err instanceof Error && isErrorCode(code) && RAISABLE.has(code)) {
-    const failure: Failure = { ok: false, code, message: err.message };
     // Another copy of this module (a game importing game-control-bridge/game from sources while
     // the bridge runs from dist/) builds errors our instanceof does not know: keep their exception.
+    let exception: ExceptionInfo | undefined;
     if (code === 'GAME_REJECTED') {
       const own = (err as { exception?: unknown }).exception;
-      failure.exception = isExceptionInfo(own) ? own : describeException(err);
+      exception = isExceptionInfo(own) ? own : describeException(err);
     }
     const suggestions = (err as { didYouMean?: unknown }).didYouMean;
-    if (Array.isArray(suggestions)) failure.did_you_mean = suggestions.map(String);
-    return failure;
+    return failureWith(code, err.message, exception, Array.isArray(suggestions) ? suggestions.map(String) : undefined);
   }
   const exception = describeException(err);
-  return { ok: false, code: 'GAME_CRASH', message: `${exception.type}: ${exception.message}`, exception };
+  return gameCrashFailure(`${exception.type}: ${exception.message}`, exception);
 }
 
 function isExceptionInfo(value: unknown): value is ExceptionInfo {
@@ -129,10 +122,7 @@ function isExceptionInfo(value: unknown): value is ExceptionInfo {
 const RAISABLE = new Set<ErrorCode>(['BAD_ARGS', 'UNKNOWN_ASSET', 'OUT_OF_BOUNDS', 'GAME_REJECTED', 'BUSY', 'TURN_NOT_YOURS', 'PERMISSION_DENIED']);
 
 export function failureOf(err: BridgeError): Failure {
-  const failure: Failure = { ok: false, code: err.code, message: err.message };
-  if (err.exception) failure.exception = err.exception;
-  if (err.didYouMean) failure.did_you_mean = err.didYouMean;
-  return failure;
+  return failureWith(err.code, err.message, err.exception, err.didYouMean);
 }
 
 /** failureOf for a check that answers null when it passes. */
@@ -140,6 +130,7 @@ export function failureOrNull(err: BridgeError | null): Failure | null {
   return err ? failureOf(err) : null;
 }
 
+/** The throwable form of a failure: `throw errorOf(busyFailure('...'))`. */
 export function errorOf(failure: Failure): BridgeError {
   const extra: { exception?: ExceptionInfo; didYouMean?: string[] } = {};
   if (failure.exception) extra.exception = failure.exception;

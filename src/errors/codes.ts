@@ -20,3 +20,14 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERROR_STATUS, value);
 }
+
+/**
+ * decisions §13: the statuses of a refusal (credential, body, name, args, permission, turn,
+ * admission, kill switch): nothing reached the world. The rest (422, 500, 504) ran, or started to.
+ */
+export const REFUSAL_STATUSES: ReadonlySet<number> = new Set([400, 401, 403, 404, 409, 503]);
+
+/** Whether a failure of this code is a refusal: the command changed nothing. */
+export function isRefusal(code: ErrorCode): boolean {
+  return REFUSAL_STATUSES.has(ERROR_STATUS[code]);
+}

@@ -3,6 +3,7 @@
 // whatever was sent, with secret-looking keys redacted, and a message's content never in it. A
 // refused request is no record at all, so a flood of refusals cannot push world events out of the
 // history (the request log and gcb_requests_total still count it).
+import { REFUSAL_STATUSES } from '../errors/codes.ts';
 import { LIMITS } from '../limits.ts';
 
 const SECRET_KEY = /token|secret|password|passwd|authorization|api[_-]?key|cookie/i;
@@ -13,13 +14,9 @@ const KEY_MAX_LENGTH = 64;
 /** The rest of a summary as JSON, at its largest: `{"args":` `,"truncated":true,"args_bytes":` 16 digits `}`. */
 const SUMMARY_FRAME_BYTES = 8 + 17 + 14 + 16 + 1;
 
-/**
- * The statuses of a refusal: credential, body, name, args, permission, turn, admission, kill
- * switch. Nearly all are decided before the game; a 400 or 403 the game thread or the session
- * gives (a tile out of bounds, a broadcast without the permission) is a refusal too, and changed
- * nothing either.
- */
-const REFUSAL_STATUSES: ReadonlySet<number> = new Set([400, 401, 403, 404, 409, 503]);
+// The statuses of a refusal (errors/codes.ts): nearly all are decided before the game; a 400 or 403
+// the game thread or the session gives (a tile out of bounds, a broadcast without the permission) is
+// a refusal too, and changed nothing either.
 
 /** Whether an answer gets a `command` record: what ran (200), and what failed in running (422, 500, 504), not a refusal. */
 export function isAudited(status: number): boolean {

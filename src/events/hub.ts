@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { nearest, type Failure, type Outcome } from '../errors/bridge-error.ts';
+import { badArgsFailure } from '../errors/failures.ts';
 import { PERMISSIONS } from '../auth/permissions.ts';
 import { LIMITS } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
@@ -279,14 +280,9 @@ export class EventHub {
       if (kind === '') continue;
       if (!this.#kinds.has(kind)) {
         const shown = kind.length > 64 ? `${kind.slice(0, 64)}…` : kind;
-        const failure: Failure = {
-          ok: false,
-          code: 'BAD_ARGS',
-          message: `${where}: unknown event kind '${shown}' (GET /capabilities lists event_kinds)`,
-        };
         // decisions §11: suggestions only for values of at most 64 characters.
-        if (kind.length <= 64) failure.did_you_mean = nearest(kind, this.#kindList, 5);
-        return failure;
+        const suggestions = kind.length <= 64 ? nearest(kind, this.#kindList, 5) : undefined;
+        return badArgsFailure(`${where}: unknown event kind '${shown}' (GET /capabilities lists event_kinds)`, suggestions);
       }
       kinds.add(kind);
     }

@@ -4,9 +4,12 @@
 import type { Hono, MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import type { Outcome } from '../errors/bridge-error.ts';
+import { badArgsFailure } from '../errors/failures.ts';
+import type { AppEntry } from '../http/app.ts';
 import type { Env } from '../http/context.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
+import type { Place } from '../shared/protocol.ts';
 import { isAudited, shownName, summarizeArgs } from './audit.ts';
 import { allKinds, checkDeclaredKinds, checkEventFog } from './kinds.ts';
 import { EventHub, type RecvArgs } from './hub.ts';
@@ -22,6 +25,8 @@ export interface EventLayer {
   readonly routes: Hono<Env>;
   /** POST /cmd middleware: a `command` audit event per answer but refusals. */
   readonly audit: MiddlewareHandler<Env>;
+  /** Its part of the HTTP app (createApp's entries): GET /events, and the audit in front of POST /cmd. */
+  readonly entry: AppEntry;
   /**
    * The game's declared kinds (its `eventKinds`) and their fog (its `eventFog`): checked, warned
    * about, added. Returns /capabilities event_kinds.
@@ -71,6 +76,9 @@ export function createEvents(options: { history: number; maxStreams: number; mul
         code: line.code,
         status: line.status,
         ms: Math.round((performance.now() - t0) * 100) / 100,
+        // decisions §12: where the command ran, (tick, order), when it reached the game thread. Not a
+        // top-level tick: the event's own tick is the one its answer left at (a step's last).
+        ...placeOf(c.get('place')),
       },
       [],
       // decisions §7: read_all holders and the agent that sent it.
@@ -78,10 +86,12 @@ export function createEvents(options: { history: number; maxStreams: number; mul
     );
   };
 
+  const routes = eventsRoutes(hub);
   return {
     hub,
-    routes: eventsRoutes(hub),
+    routes,
     audit,
+    entry: { routes, before: { method: 'POST', path: '/cmd', handler: audit } },
     setGameKinds(declared, declaredFog) {
       const { kinds, ignored } = checkDeclaredKinds(declared);
       for (const { kind, reason } of ignored) log.warn({ kind: kind.slice(0, 64) }, `the game's eventKinds entry '${kind.slice(0, 64)}' is ignored: ${reason}`);
@@ -98,7 +108,7 @@ export function createEvents(options: { history: number; maxStreams: number; mul
       if (name === 'recv') return hub.recv(input as RecvArgs, caller, slot);
       const { kind, fields } = input as { kind: string; fields?: Record<string, unknown> };
       // Pool steps emit the bridge's frame kinds only (world_saved); never a main-loop kind.
-      if (kind !== 'world_saved') return { ok: false, code: 'BAD_ARGS', message: `a pool step may not emit '${kind}'` };
+      if (kind !== 'world_saved') return badArgsFailure(`a pool step may not emit '${kind}'`);
       hub.emit(kind, fields);
       return { ok: true, value: null };
     },
@@ -119,3 +129,5 @@ export function createEvents(options: { history: number; maxStreams: number; mul
     },
   };
 }
+
+const placeOf = (place: Place | undefined): { place?: Place } => (place ? { place } : {});

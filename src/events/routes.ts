@@ -3,7 +3,7 @@
 // admission slot and the kill switch does not stop it, but streams count toward max_event_streams.
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { Failure } from '../errors/bridge-error.ts';
+import { badArgsFailure, type Failure } from '../errors/failures.ts';
 import { header, type AppContext, type Env } from '../http/context.ts';
 import { fail, NO_STORE, NOSNIFF } from '../http/respond.ts';
 import type { EventHub } from './hub.ts';
@@ -56,7 +56,7 @@ function resumePoint(c: AppContext): number | undefined | Failure {
   if (!SEQ.test(value)) {
     const what = lastEventId === undefined ? 'since' : 'Last-Event-ID';
     const shown = value.length > 32 ? `${value.slice(0, 32)}…` : value;
-    return { ok: false, code: 'BAD_ARGS', message: `${what} '${shown}' is not a non-negative integer (an event seq)` };
+    return badArgsFailure(`${what} '${shown}' is not a non-negative integer (an event seq)`);
   }
   return Number(value);
 }

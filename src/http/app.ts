@@ -1,5 +1,6 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { toFailure } from '../errors/bridge-error.ts';
+import { unknownCommandFailure } from '../errors/failures.ts';
 import { authenticate, type AuthenticateDeps, type Guard } from './authenticate.ts';
 import type { AppContext, Env } from './context.ts';
 import { fail } from './respond.ts';
@@ -31,12 +32,6 @@ export interface AppDeps extends AuthenticateDeps, CmdDeps, HealthDeps {
   session: AuthenticateDeps['session'] & CmdDeps['session'];
   /** Pre-serialised GET /capabilities body, built once at startup. */
   capabilities: string;
-  /** decisions §7: GET /events and the audit of POST /cmd. The same as an entry { routes, before }. */
-  events?: { routes: Hono<Env>; audit: MiddlewareHandler<Env> };
-  /** decisions §9: GET /metrics and the request series. The same as an entry { routes, onAnswered }. */
-  metrics?: { routes: Hono<Env>; observe: AnswerObserver };
-  /** decisions §9: GET / and /view/*. The same as an entry { openRoutes }. */
-  view?: Hono<Env>;
 }
 
 /**
@@ -48,7 +43,7 @@ export interface AppDeps extends AuthenticateDeps, CmdDeps, HealthDeps {
  */
 export function createApp(deps: AppDeps, entries: readonly AppEntry[] = []): Hono<Env> {
   const app = new Hono<Env>();
-  const all = [...entriesOf(deps), ...entries];
+  const all = entries;
   const onError = (err: Error, c: AppContext) => fail(c, toFailure(err), c.get('line')?.command ?? '', {});
   // decisions §9: the request series are counted where the log line is written, so a 401 and an
   // unknown path count too, with no middleware in front of every route.
@@ -76,11 +71,7 @@ export function createApp(deps: AppDeps, entries: readonly AppEntry[] = []): Hon
     guard((c) =>
       fail(
         c,
-        {
-          ok: false,
-          code: 'UNKNOWN_COMMAND',
-          message: `no such endpoint: ${c.req.method} ${c.req.path} (endpoints: GET /health, GET /capabilities, GET /events, POST /cmd)`,
-        },
+        unknownCommandFailure(`no such endpoint: ${c.req.method} ${c.req.path} (endpoints: GET /health, GET /capabilities, GET /events, POST /cmd)`),
         '',
         {},
       ),
@@ -88,15 +79,6 @@ export function createApp(deps: AppDeps, entries: readonly AppEntry[] = []): Hon
   );
   app.onError(onError);
   return app;
-}
-
-/** The entries that the older fields of AppDeps stand for, in the order createApp mounted them. */
-function entriesOf(deps: AppDeps): AppEntry[] {
-  const entries: AppEntry[] = [];
-  if (deps.view) entries.push({ openRoutes: deps.view });
-  if (deps.events) entries.push({ routes: deps.events.routes, before: { method: 'POST', path: '/cmd', handler: deps.events.audit } });
-  if (deps.metrics) entries.push({ routes: deps.metrics.routes, onAnswered: deps.metrics.observe });
-  return entries;
 }
 
 /** One observer for the credential check; none when nobody listens, so an answer costs no call. */

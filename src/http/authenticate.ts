@@ -2,6 +2,7 @@ import type { Handler } from 'hono';
 import type { Logger } from 'pino';
 import { presentedToken, type CredentialTable } from '../auth/credentials.ts';
 import { createHostCheck, originAllowed } from '../auth/host-origin.ts';
+import { unauthorizedFailure } from '../errors/failures.ts';
 import type { Session } from '../session/session.ts';
 import { header, requestId, round, type AppContext, type Env, type RequestLog } from './context.ts';
 import { requestLineWriter } from './request-line.ts';
@@ -72,11 +73,7 @@ export function authenticate(deps: AuthenticateDeps, onError: (err: Error, c: Ap
       if (caller === null) {
         const refused = fail(
           c,
-          {
-            ok: false,
-            code: 'UNAUTHORIZED',
-            message: 'missing or wrong credential: send Authorization: Bearer <token> (the token is in bridge.toml) from 127.0.0.1',
-          },
+          unauthorizedFailure('missing or wrong credential: send Authorization: Bearer <token> (the token is in bridge.toml) from 127.0.0.1'),
           '',
           {},
         );

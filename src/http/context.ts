@@ -3,6 +3,7 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 import type { ErrorCode } from '../errors/codes.ts';
 import type { CallerContext } from '../shared/caller.ts';
+import type { Place } from '../shared/protocol.ts';
 import type { CommandRequest } from './body.ts';
 
 /** One log line per request: agent, command, status, code, waits and run time. */
@@ -23,8 +24,11 @@ export interface RequestLog {
 /** What every handler of the app can read from the context (set by the authenticate middleware). */
 export type Env = {
   Bindings: Partial<HttpBindings>;
-  /** cmdRequest: POST /cmd's parsed body, once parsed (the `command` audit event reads it). */
-  Variables: { rid: string; caller: CallerContext; line: RequestLog; cmdRequest: CommandRequest | undefined };
+  /**
+   * cmdRequest: POST /cmd's parsed body, once parsed; place: where its frame step started (decisions
+   * §12). The `command` audit event reads both.
+   */
+  Variables: { rid: string; caller: CallerContext; line: RequestLog; cmdRequest: CommandRequest | undefined; place: Place | undefined };
 };
 export type AppContext = Context<Env>;
 

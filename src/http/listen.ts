@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { createHostCheck } from '../auth/host-origin.ts';
-import type { Failure } from '../errors/bridge-error.ts';
+import { badArgsFailure, unauthorizedFailure, type Failure } from '../errors/failures.ts';
 import { LIMITS } from '../limits.ts';
 import { requestId } from './context.ts';
 import { errorBody, statusOf } from './envelope.ts';
@@ -53,12 +53,8 @@ function refuse(incoming: IncomingMessage | undefined, hostAllowed: (host: strin
   const host = incoming?.headers.host;
   // decisions §5: a Host that does not name the bridge is 401 before anything else.
   const failure: Failure = hostAllowed(host)
-    ? { ok: false, code: 'BAD_ARGS', message: 'the request target must be a path such as /cmd' }
-    : {
-        ok: false,
-        code: 'UNAUTHORIZED',
-        message: 'the Host header must be 127.0.0.1:PORT or localhost:PORT; a credential is only valid from loopback clients',
-      };
+    ? badArgsFailure('the request target must be a path such as /cmd')
+    : unauthorizedFailure('the Host header must be 127.0.0.1:PORT or localhost:PORT; a credential is only valid from loopback clients');
   const sent = incoming?.headers['x-request-id'];
   const rid = requestId(typeof sent === 'string' ? sent : undefined);
   const status = statusOf(failure);

@@ -1,4 +1,4 @@
-import type { Failure } from '../errors/bridge-error.ts';
+import { badArgsFailure, type Failure } from '../errors/failures.ts';
 import type { AppContext } from './context.ts';
 import { errorBody, statusOf } from './envelope.ts';
 
@@ -30,14 +30,6 @@ export function fail(c: AppContext, failure: Failure, command: string, args: unk
   return send(c, statusOf(failure), errorBody(failure, command, args), extra);
 }
 
-export function busy(waitMs: number): Failure {
-  return { ok: false, code: 'BUSY', message: `all admission slots stayed taken for ${waitMs / 1000} s; nothing reached the world, retry` };
-}
-
 export function overLimit(maxBodyBytes: number): Failure {
-  return {
-    ok: false,
-    code: 'BAD_ARGS',
-    message: `request body is larger than the ${maxBodyBytes}-byte limit ([Bridge] max_body_bytes); load large worlds by path, not bytes_b64`,
-  };
+  return badArgsFailure(`request body is larger than the ${maxBodyBytes}-byte limit ([Bridge] max_body_bytes); load large worlds by path, not bytes_b64`);
 }

@@ -1,9 +1,11 @@
 // Bridge commands as MCP tools: one per command in GET /capabilities plus one for capabilities
-// itself (31 with every command enabled: the spec's 29, recv_events and batch). Schemas and descriptions are served as the bridge
-// gives them; results and error envelopes become tool results a model can read and act on.
+// itself (36 with every command enabled: the spec's 29, recv_events, batch and the 5 research
+// commands). Schemas and descriptions are served as the bridge gives them; results and error
+// envelopes become tool results a model can read and act on.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Capabilities } from '../client/client.ts';
 import type { BridgeCallError } from '../client/errors.ts';
+import { unknownCommandFailure } from '../errors/failures.ts';
 
 /** Prompts written for the original WorldBox bridge call its tools worldbox_<command>. */
 export const DEFAULT_TOOL_PREFIX = 'worldbox_';
@@ -75,10 +77,11 @@ export function errorResult(error: BridgeCallError): CallToolResult {
  * rather than that the tool does not exist.
  */
 export function disabledResult(reason: string): CallToolResult {
+  const { code, message } = unknownCommandFailure(reason);
   return {
     isError: true,
-    content: [{ type: 'text', text: `UNKNOWN_COMMAND: ${reason}` }],
-    structuredContent: { code: 'UNKNOWN_COMMAND', message: reason, disabled: true },
+    content: [{ type: 'text', text: `${code}: ${message}` }],
+    structuredContent: { code, message, disabled: true },
   };
 }
 

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { Registry } from 'prom-client';
 import { PERMISSIONS } from '../auth/permissions.ts';
+import { permissionDeniedFailure } from '../errors/failures.ts';
 import type { Env } from '../http/context.ts';
 import { fail } from '../http/respond.ts';
 
@@ -13,16 +14,7 @@ export function metricsRoutes(registry: Registry): Hono<Env> {
   return new Hono<Env>().get('/metrics', async (c) => {
     const caller = c.get('caller');
     if ((caller.permissions & PERMISSIONS.read_all) === 0) {
-      return fail(
-        c,
-        {
-          ok: false,
-          code: 'PERMISSION_DENIED',
-          message: `agent '${caller.agentId}' (role ${caller.role}) lacks the read_all permission that GET /metrics needs`,
-        },
-        '',
-        {},
-      );
+      return fail(c, permissionDeniedFailure(`agent '${caller.agentId}' (role ${caller.role}) lacks the read_all permission that GET /metrics needs`), '', {});
     }
     const text = await registry.metrics();
     c.get('line').status = 200;

@@ -3,7 +3,8 @@ import { sha256, type Credential } from '../auth/credentials.ts';
 import { ALL_PERMISSIONS, PERMISSIONS, ROLE_MASKS, type RoleName } from '../auth/permissions.ts';
 import type { CommandDef } from '../commands/define.ts';
 import { agentTokens, type AgentEntry, type AgentsConfig } from '../config/agents.ts';
-import { BridgeError } from '../errors/bridge-error.ts';
+import { badArgs, errorOf, type BridgeError } from '../errors/bridge-error.ts';
+import { permissionDeniedFailure, turnNotYoursFailure } from '../errors/failures.ts';
 import { LIMITS } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import type { KingdomInfo } from '../shared/game-module.ts';
@@ -244,7 +245,7 @@ export class Session {
     if (!this.#turnBased || !def.turnGated || caller.role === 'god') return null;
     const holder = this.turnHolder;
     if (holder === null || holder === caller.agentId) return null;
-    return new BridgeError('TURN_NOT_YOURS', `it is ${holder}'s turn; '${def.name}' waits for your turn (turn_order: ${this.#turnOrderIds().join(' → ')})`);
+    return errorOf(turnNotYoursFailure(`it is ${holder}'s turn; '${def.name}' waits for your turn (turn_order: ${this.#turnOrderIds().join(' → ')})`));
   }
 
   /** Notes that an agent was seen (session_info's last_seen_utc). It does not keep a turn: see `acted`. */
@@ -306,11 +307,11 @@ export class Session {
 
   /** turn_advance: the holder passes its turn; a god may force it. */
   advanceTurn(caller: CallerContext) {
-    if (!this.#turnBased) throw new BridgeError('BAD_ARGS', 'turn_advance: this session is not turn-based (set "turn_based": true in agents.json)');
+    if (!this.#turnBased) throw badArgs('turn_advance: this session is not turn-based (set "turn_based": true in agents.json)');
     const holder = this.turnHolder;
     if (holder === caller.agentId) return this.#advance(false);
     if (caller.role === 'god') return this.#advance(true);
-    throw new BridgeError('TURN_NOT_YOURS', `it is ${holder}'s turn; only the holder or a god can pass it`);
+    throw errorOf(turnNotYoursFailure(`it is ${holder}'s turn; only the holder or a god can pass it`));
   }
 
   #advance(forcedByGod: boolean) {
@@ -327,20 +328,18 @@ export class Session {
   send(caller: CallerContext, message: OutgoingMessage) {
     const { to, content, kind } = message;
     if (Buffer.byteLength(content) > LIMITS.messageMaxBytes) {
-      throw new BridgeError('BAD_ARGS', `content is ${Buffer.byteLength(content)} bytes; at most ${LIMITS.messageMaxBytes} are allowed`);
+      throw badArgs(`content is ${Buffer.byteLength(content)} bytes; at most ${LIMITS.messageMaxBytes} are allowed`);
     }
     if (to === '*') {
       if ((caller.permissions & PERMISSIONS.send_broadcast) === 0) {
-        throw new BridgeError(
-          'PERMISSION_DENIED',
-          `agent '${caller.agentId}' (role ${caller.role}) lacks the send_broadcast permission that a message to "*" needs`,
+        throw errorOf(
+          permissionDeniedFailure(`agent '${caller.agentId}' (role ${caller.role}) lacks the send_broadcast permission that a message to "*" needs`),
         );
       }
       const recipients = this.#bus.knownIds.filter((id) => id !== caller.agentId);
       return this.#sent(caller, recipients, '*', kind, content);
     }
-    if (!this.#bus.has(to))
-      throw new BridgeError('BAD_ARGS', `unknown recipient '${to}'; known agents: ${this.#bus.knownIds.join(', ')} (or "*" to broadcast)`);
+    if (!this.#bus.has(to)) throw badArgs(`unknown recipient '${to}'; known agents: ${this.#bus.knownIds.join(', ')} (or "*" to broadcast)`);
     return this.#sent(caller, [to], to, kind, content);
   }
 

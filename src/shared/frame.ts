@@ -1,6 +1,6 @@
 // The per-frame jobs as a frame handler sees them. The registry itself lives with the dispatcher
 // (src/dispatch/jobs.ts); command modules know only this shape, so they never import dispatch.
-import type { EventBatch } from './protocol.ts';
+import type { ClockMode, EventBatch } from './protocol.ts';
 
 /** A per-frame job: step() runs once a frame and returns true when the job is finished. */
 export interface FrameJob {
@@ -28,4 +28,30 @@ export interface Collector {
   take(): EventBatch | null;
   /** Sends a taken batch on its own after all (its answer could not carry it). */
   send(batch: EventBatch): void;
+}
+
+/** Called on the game thread after every tick of the world, with the tick just reached. */
+export type TickHook = (tick: number) => void;
+
+/**
+ * The world's clock as a frame handler sees it, on the game thread: `step` moves it one tick at a
+ * time, and anything that must follow the world tick by tick (a recorder's hashes) joins it.
+ */
+export interface WorldClock {
+  readonly mode: ClockMode;
+  /**
+   * Closes one tick that a command ran itself (step, after game.advance(1)): the per-frame jobs
+   * step once, the tick is published, that tick's events leave, and the tick hooks run. Under
+   * lockstep this is the only place the jobs step.
+   */
+  endTick(): void;
+  /**
+   * Runs `hook` after every tick: each tick a step runs, and under realtime each frame that moved
+   * the tick. Returns the function that removes it.
+   */
+  onTick(hook: TickHook): () => void;
+  /** Runs `hook` after every world swap (generate_world, load_world: a different world). Returns the remover. */
+  onWorldSwap(hook: () => void): () => void;
+  /** Called by the one frame that swaps the world (commands/shared/world-swap.ts). */
+  worldSwapped(): void;
 }

@@ -14,6 +14,7 @@ export const kJobs = 6; // per-frame jobs registered (invoke_power pulses)
 export const kWorldEpoch = 7; // bumped by every world swap, so pulsed runs can stop on world_changed
 export const kAgentCount = 8; // agents now (decisions §10: agents.json reloads change it), written by the main loop
 export const kScenario = 9; // index in SCENARIOS of the scenario now, written by the main loop
+export const kSavepointIds = 10; // savepoint ids handed out (decisions §12), so a restarted game thread goes on counting
 const kHeaderWords = 16;
 
 /** Entry states of the dispatcher (decisions §5): queued → started, or queued → expired, by CAS. */

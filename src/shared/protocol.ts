@@ -1,11 +1,27 @@
 // Messages between the main loop, the game thread and the pool workers. Nothing here throws across
-// a thread: failures travel as `Failure` and are rebuilt on arrival. Failure and Outcome are declared
-// in src/errors/bridge-error.ts, beside the code table they name (errors/ sits below shared/).
+// a thread: failures travel as `Failure` and are rebuilt on arrival.
 import type { MessagePort } from 'node:worker_threads';
-import type { Outcome } from '../errors/bridge-error.ts';
+import type { Outcome } from '../errors/failures.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from './caller.ts';
 import type { GameInitOptions } from './game-module.ts';
+
+// Failure and Outcome cross every thread boundary; they are declared with the error table they draw
+// their codes from (errors/ sits below shared/), and every thread takes them from here.
+export type { Failure, Outcome } from '../errors/failures.ts';
+
+/** decisions §12: realtime advances the world with the frame timer; lockstep only through `step`. */
+export type ClockMode = 'realtime' | 'lockstep';
+
+/**
+ * decisions §12: where an action or control entry ran, its place: the world tick when the game
+ * thread started it, and its order among those started at that tick (from 0). One seed and the same
+ * commands at the same places give the same world.
+ */
+export interface Place {
+  tick: number;
+  order: number;
+}
 
 /** One event as it crosses to the main loop; the main loop adds seq and at_utc. */
 export interface RawEvent {
@@ -44,10 +60,11 @@ export interface ActionMessage {
 
 /**
  * Game thread → main loop, on the dispatcher port. `events`: what the game emitted since the last
- * batch left (decisions §7), handled before the answer.
+ * batch left (decisions §7), handled before the answer. `place` (decisions §12): where an action or
+ * control entry started (tick, order); reads have none.
  */
 export type ActionReply = (
-  | { kind: 'done'; slot: number; id: number; outcome: Outcome<unknown>; runMs: number }
+  | { kind: 'done'; slot: number; id: number; outcome: Outcome<unknown>; runMs: number; place?: Place }
   /** The game thread found the deadline passed and expired the entry itself. */
   | { kind: 'expired'; slot: number; id: number }
   /** The entry was already expired by the main loop; the game thread dropped it. */
@@ -68,6 +85,8 @@ export interface BridgeInfo {
   agentCount: number;
   configDir: string;
   savesDir: string;
+  /** decisions §12: which clock moves the world. */
+  clock: ClockMode;
 }
 
 /** workerData of the game thread. */
@@ -78,6 +97,10 @@ export interface GameThreadData {
   commandModules: string[];
   init: GameInitOptions;
   fps: number;
+  /** decisions §12: lockstep runs no frame timer; the world moves only through `step`. */
+  clock: ClockMode;
+  /** decisions §12: `[Game] max_savepoints`. */
+  maxSavepoints: number;
   timings: Timings;
   /** The dispatcher's end of the action channel. */
   actionPort: MessagePort;

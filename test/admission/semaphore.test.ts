@@ -51,6 +51,15 @@ t.test('waiting ends with null after the wait', async (t) => {
   t.equal(admission.inUse, 0, 'the timed-out waiter took nothing');
 });
 
+t.test('a request that got no slot is BUSY, naming the wait in seconds', async (t) => {
+  t.strictSame(new Admission(1, 5000).refusal(), {
+    ok: false,
+    code: 'BUSY',
+    message: 'all admission slots stayed taken for 5 s; nothing reached the world, retry',
+  });
+  t.match(new Admission(1, 250).refusal().message, /for 0\.25 s;/);
+});
+
 t.test('an aborted waiter never takes a slot later', async (t) => {
   const admission = new Admission(1, 10_000);
   const held = admission.acquire() as Permit;

@@ -38,34 +38,43 @@ const CATALOGUE: Array<[name: string, category: string, mainThread: boolean, per
   ['recv_events', 'read', false, {}],
   // decisions §8 (v0.4): each item is checked for its own permission and turn; the dispatcher runs the items.
   ['batch', 'action', true, {}],
+  // decisions §12 (v0.5): research mode. A faction player holds advance_time, not control_world.
+  ['step', 'control', true, { all: ['advance_time'] }],
+  ['world_hash', 'read', true, { all: ['read_all'] }],
+  ['savepoint', 'control', true, { all: ['control_world'] }],
+  ['rewind', 'control', true, { all: ['control_world'] }],
+  ['savepoint_drop', 'control', true, { all: ['control_world'] }],
   // The fixed-size view for learning agents, fogged like list_cities and query_actors.
   ['observe', 'read', true, { all: ['read_own_faction'] }],
 ];
 
-t.test('all 31 commands in catalogue order (28 of v0.3, recv_events and batch of v0.4, observe), with category, thread and permission', async (t) => {
-  const names = COMMANDS.map((c) => c.name);
-  t.equal(names.length, 31);
-  t.same(
-    names,
-    CATALOGUE.map(([name]) => name),
-    'catalogue order',
-  );
-  for (const [name, category, mainThread, permission] of CATALOGUE) {
-    const def = COMMANDS.find((c) => c.name === name);
-    t.ok(def, name);
-    if (!def) continue;
-    t.equal(def.category, category, `${name} category`);
-    t.equal(def.requiresMainThread, mainThread, `${name} requires_main_thread`);
-    t.same(def.permission, permission, `${name} permission`);
-    // A batch is gated item by item (decisions §8), not as a whole.
-    const gated = (category === 'action' && name !== 'batch') || (category === 'control' && name !== 'dismiss_window');
-    t.equal(def.turnGated, gated, `${name} turn gate`);
-    if (category === 'meta' || category === 'bus') t.equal(def.turnGated, false, `${name} is never gated`);
-    if (name === 'batch') t.type(def.frameItems, 'function', 'batch counts its items against the frame budget');
-    else if (mainThread) t.type(def.frame, 'function', `${name} has a frame step`);
-    else t.type(def.pool, 'function', `${name} runs on a pool thread`);
-  }
-});
+t.test(
+  'all 36 commands in catalogue order (28 of v0.3, recv_events and batch of v0.4, 5 of research mode, observe), with category, thread and permission',
+  async (t) => {
+    const names = COMMANDS.map((c) => c.name);
+    t.equal(names.length, 36);
+    t.same(
+      names,
+      CATALOGUE.map(([name]) => name),
+      'catalogue order',
+    );
+    for (const [name, category, mainThread, permission] of CATALOGUE) {
+      const def = COMMANDS.find((c) => c.name === name);
+      t.ok(def, name);
+      if (!def) continue;
+      t.equal(def.category, category, `${name} category`);
+      t.equal(def.requiresMainThread, mainThread, `${name} requires_main_thread`);
+      t.same(def.permission, permission, `${name} permission`);
+      // A batch is gated item by item (decisions §8), not as a whole.
+      const gated = (category === 'action' && name !== 'batch') || (category === 'control' && name !== 'dismiss_window');
+      t.equal(def.turnGated, gated, `${name} turn gate`);
+      if (category === 'meta' || category === 'bus') t.equal(def.turnGated, false, `${name} is never gated`);
+      if (name === 'batch') t.type(def.frameItems, 'function', 'batch counts its items against the frame budget');
+      else if (mainThread) t.type(def.frame, 'function', `${name} has a frame step`);
+      else t.type(def.pool, 'function', `${name} runs on a pool thread`);
+    }
+  },
+);
 
 t.test('every args schema: an object, additionalProperties false, 2020-12, no enum on asset ids', async (t) => {
   for (const def of COMMANDS) {
@@ -90,4 +99,13 @@ t.test('every game function a command binds is one the sandbox exports', async (
   for (const def of COMMANDS) {
     for (const fn of def.binds) t.ok(exported.has(fn), `${def.name} binds ${fn}`);
   }
+});
+
+t.test('decisions §12: each research command binds what it needs, so a game without it has the command off', async (t) => {
+  const binds = (name: string) => COMMANDS.find((def) => def.name === name)?.binds;
+  t.same(binds('step'), ['advance', 'stateHash']);
+  t.same(binds('world_hash'), ['stateHash']);
+  for (const name of ['savepoint', 'rewind', 'savepoint_drop']) t.same(binds(name), ['snapshot', 'restore', 'stateHash'], name);
+  const step = COMMANDS.find((def) => def.name === 'step')!;
+  t.type(step.batchRefusal?.({ ticks: 1 } as never), 'string', 'step is never a batch item');
 });

@@ -24,7 +24,7 @@ t.test('first launch writes bridge.toml with a fresh token, mode 0600', async (t
     { ...first.config, Bridge: { ...first.config.Bridge, token: 'x' } },
     {
       enabled: true,
-      // event_history and max_event_streams: decisions §7 (v0.4); idempotency_budget_mb: decisions §13.
+      // event_history and max_event_streams: decisions §7 (v0.4); idempotency_budget_mb: decisions §13; clock and max_savepoints: §12.
       Bridge: {
         host: '127.0.0.1',
         port: 8723,
@@ -35,7 +35,7 @@ t.test('first launch writes bridge.toml with a fresh token, mode 0600', async (t
         max_event_streams: 16,
         idempotency_budget_mb: 64,
       },
-      Game: { suppress_startup_window: true, fps: 60, saves_dir: 'saves', seed: 1234 },
+      Game: { suppress_startup_window: true, fps: 60, saves_dir: 'saves', seed: 1234, clock: 'realtime', max_savepoints: 16 },
     },
     'the documented defaults',
   );
@@ -134,6 +134,23 @@ t.test('"localhost" is accepted (bound as 127.0.0.1); unknown keys are a warning
   t.same(loaded.unknownKeys.sort(), ['Extra', '[Bridge] flavour', 'colour'].sort());
 });
 
+t.test('[Game] clock is realtime or lockstep, --lockstep overrides it; max_savepoints is 1..256', async (t) => {
+  const game = (lines: string) => configWith(`[Bridge]\ntoken = "${TOKEN}"\n[Game]\n${lines}`);
+  t.equal(loadConfig(game('clock = "lockstep"')).config.Game.clock, 'lockstep');
+  t.equal(loadConfig(game('')).config.Game.clock, 'realtime', 'realtime by default');
+  t.equal(loadConfig(game('clock = "realtime"'), { clock: 'lockstep' }).config.Game.clock, 'lockstep', '--lockstep wins over the file');
+  t.throws(() => loadConfig(game('clock = "fast"')), /\[Game\] clock = "fast" is not allowed; allowed: "realtime" or "lockstep"$/);
+  t.equal(loadConfig(game('max_savepoints = 1')).config.Game.max_savepoints, 1);
+  t.equal(loadConfig(game('max_savepoints = 256')).config.Game.max_savepoints, 256);
+  t.throws(() => loadConfig(game('max_savepoints = 0')), /\[Game\] max_savepoints = 0 is not allowed; allowed: an integer from 1 to 256$/);
+  t.throws(() => loadConfig(game('max_savepoints = 257')), /max_savepoints = 257 is not allowed/);
+  // The file written at first launch names both, with their defaults.
+  const fresh = loadConfig(tempDir());
+  const text = readFileSync(fresh.path, 'utf8');
+  t.match(text, /^clock = "realtime" /m);
+  t.match(text, /^max_savepoints = 16 /m);
+});
+
 t.test('--port overrides the file; the file is not rewritten', async (t) => {
   const dir = configWith(`[Bridge]\nport = 9000\ntoken = "${TOKEN}"`);
   t.equal(loadConfig(dir, { port: 9100 }).config.Bridge.port, 9100);
@@ -160,7 +177,7 @@ t.test('a minimal file gets every documented default; the extremes of seed', asy
       max_event_streams: 16,
       idempotency_budget_mb: 64,
     },
-    Game: { suppress_startup_window: true, fps: 60, saves_dir: 'saves', seed: 1234 },
+    Game: { suppress_startup_window: true, fps: 60, saves_dir: 'saves', seed: 1234, clock: 'realtime', max_savepoints: 16 },
   });
   t.equal(loadConfig(configWith(`[Bridge]\ntoken = "${TOKEN}"\n[Game]\nseed = 2147483647`)).config.Game.seed, 2147483647);
   for (const mb of [1, 1024]) {

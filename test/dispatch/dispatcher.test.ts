@@ -666,19 +666,20 @@ function queueAlone(t: Tap.Test, timings: Partial<Timings> = {}) {
 }
 
 t.test('game queue: a reply for a slot with no entry, or for an older id on the slot, is ignored', async (t) => {
+  const place = { tick: 12, order: 3 };
   const { queue, shared, received, answered, reply } = queueAlone(t);
   const pending = answered(queue.submit('probe', 'run', 'x', caller));
   const message = await received();
   t.equal(message.items, 1, 'a lone command counts one item');
-  reply({ kind: 'done', slot: message.slot + 1, id: message.id, outcome: { ok: true, value: 'nobody' }, runMs: 1 });
-  reply({ kind: 'done', slot: message.slot, id: message.id + 1, outcome: { ok: true, value: 'stale' }, runMs: 1 });
+  reply({ kind: 'done', slot: message.slot + 1, id: message.id, outcome: { ok: true, value: 'nobody' }, runMs: 1, place });
+  reply({ kind: 'done', slot: message.slot, id: message.id + 1, outcome: { ok: true, value: 'stale' }, runMs: 1, place });
   await sleep(10);
   t.equal(pending.value, undefined, 'not answered by replies that are not its own');
   t.equal(queue.pending, 1);
   shared.startedAt[message.slot] = message.enqueuedAt + 25;
-  reply({ kind: 'done', slot: message.slot, id: message.id, outcome: { ok: true, value: 'mine' }, runMs: 7 });
+  reply({ kind: 'done', slot: message.slot, id: message.id, outcome: { ok: true, value: 'mine' }, runMs: 7, place });
   await sleep(10);
-  t.same(pending.value, { outcome: { ok: true, value: 'mine' }, queueWaitMs: 25, runMs: 7, settled: null });
+  t.same(pending.value, { outcome: { ok: true, value: 'mine' }, queueWaitMs: 25, runMs: 7, settled: null, place }, 'the place comes with the answer');
   t.equal(queue.pending, 0);
 });
 

@@ -53,4 +53,5 @@ export const TEST_CAPS: Readonly<Record<string, number>> = Object.freeze({
   radius: 24, // paint_tile, invoke_power
   limit: 600, // query_actors
   wait_ms: 20, // recv_events: up to 25 s of waiting per request
+  ticks: 20, // step: up to 10,000 ticks back to back
 });

@@ -98,7 +98,15 @@ export async function until(predicate: () => boolean, ms = 10_000, what = 'condi
 /** Writes a bridge.toml (with a fixed token) before the bridge starts, for settings tests need. */
 export function writeConfig(
   dir: string,
-  settings: { enabled?: boolean; maxConcurrent?: number; fps?: number; suppressStartupWindow?: boolean; maxBodyBytes?: number } = {},
+  settings: {
+    enabled?: boolean;
+    maxConcurrent?: number;
+    fps?: number;
+    suppressStartupWindow?: boolean;
+    maxBodyBytes?: number;
+    clock?: 'realtime' | 'lockstep';
+    maxSavepoints?: number;
+  } = {},
 ): string {
   const token = 'T'.repeat(24) + 'e'.repeat(24);
   writeFileSync(
@@ -111,7 +119,7 @@ max_body_bytes = ${settings.maxBodyBytes ?? 1048576}
 [Game]
 fps = ${settings.fps ?? 60}
 suppress_startup_window = ${settings.suppressStartupWindow ?? true}
-`,
+${settings.clock === undefined ? '' : `clock = "${settings.clock}"\n`}${settings.maxSavepoints === undefined ? '' : `max_savepoints = ${settings.maxSavepoints}\n`}`,
     { mode: 0o600 }, // a config readable by others is warned about (decisions §11): tests keep logs quiet
   );
   return token;

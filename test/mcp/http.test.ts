@@ -1,4 +1,4 @@
-// gcb mcp over streamable HTTP on loopback, driven by the SDK's own Client: the full sandbox (31
+// gcb mcp over streamable HTTP on loopback, driven by the SDK's own Client: the full sandbox (36
 // tools, an error result with did_you_mean, an image), one session per agent token, and the
 // Origin/Host/token checks in front of it.
 import { writeFileSync } from 'node:fs';
@@ -45,7 +45,7 @@ const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/j
 // Real bridges and gcb subprocesses: room for a loaded machine.
 t.setTimeout(120_000);
 
-t.test('the sandbox: every command a tool (32 with the full catalogue), calls, did_you_mean, an image', async (t) => {
+t.test('the sandbox: every command a tool (37 with the full catalogue), calls, did_you_mean, an image', async (t) => {
   const b = await startTestBridge(t, { game: SANDBOX_GAME });
   const caps = (await (await b.fetch('/capabilities')).json()) as Capabilities;
   const mcp = await mcpServer(t, b.bridge.url);
@@ -54,8 +54,26 @@ t.test('the sandbox: every command a tool (32 with the full catalogue), calls, d
   const { tools } = await client.listTools();
   t.equal(caps.commands.length, COMMANDS.length, 'the sandbox enables every registered command');
   t.equal(tools.length, caps.commands.length + 1);
-  t.equal(tools.length, 32, 'spec: 29 tools, plus worldbox_recv_events and worldbox_batch of v0.4 (decisions §7, §8) and worldbox_observe');
+  t.equal(
+    tools.length,
+    37,
+    'spec: 29 tools, plus worldbox_recv_events and worldbox_batch of v0.4 (decisions §7, §8), the 5 of research mode (§12) and worldbox_observe',
+  );
   t.ok(tools.every((tool) => tool.name.startsWith('worldbox_')));
+  // decisions §12: every research command is a tool; world_hash only reads.
+  const research = ['step', 'world_hash', 'savepoint', 'rewind', 'savepoint_drop'].map((name) => tools.find((tool) => tool.name === `worldbox_${name}`));
+  t.ok(
+    research.every((tool) => tool !== undefined),
+    'worldbox_step, _world_hash, _savepoint, _rewind and _savepoint_drop',
+  );
+  t.same(
+    research.map((tool) => tool?.annotations?.readOnlyHint),
+    [false, true, false, false, false],
+  );
+  const hashed = (await client.callTool({ name: 'worldbox_world_hash' })) as CallToolResult;
+  t.match(hashed.structuredContent, { tick: Number, hash: /^[0-9a-f]{16}$/ });
+  const paused = (await client.callTool({ name: 'worldbox_step', arguments: { ticks: 1 } })) as CallToolResult;
+  t.match(paused.structuredContent, { code: 'GAME_REJECTED', message: /pause first/ }, 'a model learns why a step was refused');
 
   const world = (await client.callTool({ name: 'worldbox_get_world_state' })) as CallToolResult;
   t.match(world.structuredContent, { width: 256, height: 256 });

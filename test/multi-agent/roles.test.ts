@@ -26,8 +26,11 @@ t.test('role × command', async (t) => {
     generate_world: { zone_x: 2, zone_y: 2, seed: 5 },
     save_world: { folder: 'roles' },
     load_world: { path: 'no-such-save' },
+    step: { ticks: 1 },
+    rewind: { id: 1 },
+    savepoint_drop: { id: 1 },
   };
-  t.equal(COMMANDS.length, 31); // 28 of v0.3 + recv_events (decisions §7) + batch (§8) + observe
+  t.equal(COMMANDS.length, 36); // 28 of v0.3 + recv_events (decisions §7) + batch (§8) + 5 of research mode (§12) + observe
   for (const role of ['god', 'faction_player', 'observer', 'narrator'] as const) {
     const id = { god: 'zeus', faction_player: 'pawn', observer: 'owl', narrator: 'bard' }[role];
     for (const def of COMMANDS) {

@@ -25,8 +25,8 @@ export default defineCommand({
   binds: ['generateWorld', 'installWorld'],
   requiresMainThread: false,
   phases: {
-    install: ({ game, shared, emit }, snapshot: WorldSnapshot): InstalledWorld => {
-      const installed = installWorld(game, shared, snapshot);
+    install: ({ game, shared, clock, emit }, snapshot: WorldSnapshot): InstalledWorld => {
+      const installed = installWorld({ game, shared, clock }, snapshot);
       emit('world_generated', { ...installed, cause: 'generate_world' });
       return installed;
     },

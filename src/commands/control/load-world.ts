@@ -51,8 +51,8 @@ export default defineCommand({
   phases: {
     mark_loading: ({ game }) => game.setWorldLoading(true),
     clear_loading: ({ game }) => game.setWorldLoading(false),
-    install: ({ game, shared, emit }, snapshot: WorldSnapshot) => {
-      const installed = installWorld(game, shared, snapshot);
+    install: ({ game, shared, clock, emit }, snapshot: WorldSnapshot) => {
+      const installed = installWorld({ game, shared, clock }, snapshot);
       game.setWorldLoading(false);
       emit('world_loaded', { ...installed });
       return installed;

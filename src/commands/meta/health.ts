@@ -15,6 +15,8 @@ export const HealthObject = Type.Object({
   multi_agent: Type.Boolean(),
   scenario: Type.String(),
   agent_count: Type.Integer(),
+  /** decisions §12: which clock moves the world (additive to the spec's object). */
+  clock: Type.Union([Type.Literal('realtime'), Type.Literal('lockstep')]),
 });
 export type HealthObject = Static<typeof HealthObject>;
 
@@ -32,6 +34,7 @@ export function buildHealth(info: BridgeInfo, shared: SharedState): HealthObject
     // decisions §10: an agents.json reload may change both; the main loop mirrors them (0: not yet).
     scenario: SCENARIOS[Atomics.load(shared.control, kScenario)] ?? info.scenario,
     agent_count: Atomics.load(shared.control, kAgentCount) || info.agentCount,
+    clock: info.clock,
   };
 }
 

@@ -1,7 +1,8 @@
 // invoke_power with pulses > 1: one per-frame job that applies one pulse a frame, moving from
 // (x, y) to (x2, y2), and settles the command's promise when it ends (spec: a pulsed call holds its
 // slot up to 25 s and registers one per-frame job).
-import { BridgeError } from '../../errors/bridge-error.ts';
+import { errorOf } from '../../errors/bridge-error.ts';
+import { busyFailure } from '../../errors/failures.ts';
 import type { Timings } from '../../limits.ts';
 import type { CallerContext } from '../../shared/caller.ts';
 import type { FrameJob, FrameJobs } from '../../shared/frame.ts';
@@ -94,9 +95,10 @@ export function startPulsedRun(env: PulseEnv, plan: PulsePlan, now: () => number
   };
 
   if (!env.jobs.register(job)) {
-    throw new BridgeError(
-      'BUSY',
-      `the per-frame job registry is full (${env.jobs.capacity} jobs): too many pulsed invoke_power runs at once; nothing reached the world, retry when one ends`,
+    throw errorOf(
+      busyFailure(
+        `the per-frame job registry is full (${env.jobs.capacity} jobs): too many pulsed invoke_power runs at once; nothing reached the world, retry when one ends`,
+      ),
     );
   }
   return done;

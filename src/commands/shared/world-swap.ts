@@ -1,6 +1,8 @@
 // The one frame in which a generated or loaded world replaces the live one (generate_world,
 // load_world). Bumping kWorldEpoch in the same frame is what stops pulsed runs with
-// `stopped: "world_changed"` before their next pulse.
+// `stopped: "world_changed"` before their next pulse; the clock's world-swap hooks run in it too
+// (savepoints of the old world are dropped: decisions §12).
+import type { WorldClock } from '../../shared/frame.ts';
 import type { GameModule, WorldSnapshot } from '../../shared/game-module.ts';
 import { kWorldEpoch, type SharedState } from '../../shared/layout.ts';
 
@@ -10,7 +12,10 @@ export interface InstalledWorld {
   seed: number;
 }
 
-export function installWorld(game: Required<GameModule>, shared: SharedState, snapshot: WorldSnapshot): InstalledWorld {
+export function installWorld(
+  { game, shared, clock }: { game: Required<GameModule>; shared: SharedState; clock: Pick<WorldClock, 'worldSwapped'> },
+  snapshot: WorldSnapshot,
+): InstalledWorld {
   try {
     game.installWorld(snapshot);
   } catch (err) {
@@ -19,6 +24,7 @@ export function installWorld(game: Required<GameModule>, shared: SharedState, sn
     throw err;
   }
   Atomics.add(shared.control, kWorldEpoch, 1);
+  clock.worldSwapped();
   const size = game.worldSize?.() ?? { width: snapshot.width, height: snapshot.height };
   return { width: size.width, height: size.height, seed: snapshot.seed };
 }

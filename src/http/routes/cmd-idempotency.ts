@@ -3,7 +3,7 @@
 // that answer again, or waits for it (holding no slot) while the first runs.
 import { keepsAnswer } from '../../commands/define.ts';
 import type { CommandRegistry } from '../../commands/registry.ts';
-import type { Failure } from '../../errors/bridge-error.ts';
+import { badArgsFailure, type Failure } from '../../errors/failures.ts';
 import { fingerprint } from '../../idempotency/key.ts';
 import type { IdempotencyStore, KeptAnswer } from '../../idempotency/store.ts';
 import type { CommandRequest } from '../body.ts';
@@ -56,7 +56,7 @@ export function keyedRun(store: IdempotencyStore | undefined, registry: CommandR
       if (claim.kind === 'replay') return replay(c, name, claim.answer);
       if (claim.kind === 'conflict') {
         const message = `Idempotency-Key '${key}' was already used by this credential for another request (another name or args); use a fresh key for a new request`;
-        return fail(c, { ok: false, code: 'BAD_ARGS', message }, name, args);
+        return fail(c, badArgsFailure(message), name, args);
       }
       if (claim.kind === 'wait') {
         const answer = await claim.answer;

@@ -8,6 +8,7 @@ import type { CommandRegistry } from '../../commands/registry.ts';
 import type { Execution } from '../../dispatch/execute.ts';
 import type { Releasable } from '../../dispatch/pool.ts';
 import { failureOf, failureOrNull, toFailure } from '../../errors/bridge-error.ts';
+import { badArgsFailure, disabledFailure } from '../../errors/failures.ts';
 import { keyProblem } from '../../idempotency/key.ts';
 import type { IdempotencyStore } from '../../idempotency/store.ts';
 import type { Session } from '../../session/session.ts';
@@ -16,7 +17,7 @@ import { kTick, type SharedState } from '../../shared/layout.ts';
 import { isJsonContentType, parseCommandBody, type CommandRequest } from '../body.ts';
 import { header, round, type AppContext, type Env } from '../context.ts';
 import { successBody } from '../envelope.ts';
-import { busy, fail, overLimit, send } from '../respond.ts';
+import { fail, overLimit, send } from '../respond.ts';
 import { keyedRun, traced, type RunTrace } from './cmd-idempotency.ts';
 
 export interface CmdDeps {
@@ -41,19 +42,8 @@ export interface CmdDeps {
  * command's own hooks run in that order too: precheck before the slot, checkAccess with it.
  */
 export function cmdRoutes(deps: CmdDeps): Hono<Env> {
-  // decisions §5: over the limit by Content-Length is refused before reading; hono's bodyLimit
-  // covers streamed (chunked) bodies. Only those go through it: asking a node-server request for
-  // its body stream builds a full web Request, which costs every ordinary POST.
-  const streamedLimit = bodyLimit({
-    maxSize: deps.maxBodyBytes,
-    onError: (c) => fail(c as AppContext, overLimit(deps.maxBodyBytes), '', {}),
-  });
   const checks: CheckContext = { commands: deps.registry, checkTurn: (def, caller) => deps.session.checkTurn(def, caller) };
-  const limitBody = (c: AppContext, next: Next) => {
-    const length = header(c, 'content-length');
-    if (length === undefined || header(c, 'transfer-encoding') !== undefined) return streamedLimit(c, next);
-    return Number(length) > deps.maxBodyBytes ? Promise.resolve(fail(c, overLimit(deps.maxBodyBytes), '', {})) : next();
-  };
+  const limitBody = bodyLimiter(deps.maxBodyBytes);
 
   // decisions §8 and §13: requests with an Idempotency-Key, around the same run.
   const runKeyed = keyedRun(deps.idempotency, deps.registry, runRequest);
@@ -61,12 +51,10 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
   function checkRequest(c: AppContext, next: Next) {
     // decisions §5: DISABLED after authentication, before the body is read.
     if (!deps.enabled()) {
-      return Promise.resolve(
-        fail(c, { ok: false, code: 'DISABLED', message: 'the bridge is disabled (enabled = false in bridge.toml); set it to true, no restart needed' }, '', {}),
-      );
+      return Promise.resolve(fail(c, disabledFailure('the bridge is disabled (enabled = false in bridge.toml); set it to true, no restart needed'), '', {}));
     }
     if (!isJsonContentType(header(c, 'content-type'))) {
-      return Promise.resolve(fail(c, { ok: false, code: 'BAD_ARGS', message: 'Content-Type must be application/json' }, '', {}));
+      return Promise.resolve(fail(c, badArgsFailure('Content-Type must be application/json'), '', {}));
     }
     return next();
   }
@@ -75,12 +63,12 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     // decisions §8: a malformed key is refused before the body is read.
     const key = header(c, 'idempotency-key');
     const keyError = key === undefined ? null : keyProblem(key);
-    if (keyError !== null) return fail(c, { ok: false, code: 'BAD_ARGS', message: keyError }, '', {});
+    if (keyError !== null) return fail(c, badArgsFailure(keyError), '', {});
     let bytes: Uint8Array;
     try {
       bytes = new Uint8Array(await c.req.arrayBuffer());
     } catch {
-      return fail(c, { ok: false, code: 'BAD_ARGS', message: 'request body could not be read' }, '', {});
+      return fail(c, badArgsFailure('request body could not be read'), '', {});
     }
     const request = parseCommandBody(bytes);
     if (request instanceof Error) return fail(c, failureOf(request), '', {});
@@ -97,7 +85,7 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     // Only a registered name is logged: an unknown one is whatever the client sent.
     if (registered) line.command = name;
     if (!registered) return fail(c, deps.registry.unknownCommand(name), name, args);
-    if (!registered.validate(args)) return fail(c, { ok: false, code: 'BAD_ARGS', message: argsProblem(registered.validate) }, name, args);
+    if (!registered.validate(args)) return fail(c, badArgsFailure(argsProblem(registered.validate)), name, args);
     const def = registered.def;
     // The command's own step 3, before the slot: what it refuses never waits for one.
     const prechecked = def.precheck?.(args as never, caller, checks);
@@ -105,7 +93,7 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     const t0 = performance.now();
     const permit = await deps.admission.acquire(() => c.req.raw.signal, caller.agentId);
     line.admission_wait_ms = round(performance.now() - t0);
-    if (permit === null) return fail(c, busy(deps.admission.waitMs), name, args);
+    if (permit === null) return fail(c, deps.admission.refusal(), name, args);
     let holdUntil: Promise<void> | null = null;
     try {
       // spec step 4: permission, then turn, both before any game-state work, then the command's own.
@@ -115,6 +103,7 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
         def.checkAccess?.(args as never, caller, checks);
       if (refused) return fail(c, refused, name, args);
       const run = await deps.execute(def, args, caller, permit);
+      if (run.place) c.set('place', run.place);
       holdUntil = run.settled;
       if (trace) trace.settled = run.settled;
       line.queue_wait_ms = round(run.queueWaitMs);
@@ -139,4 +128,21 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
   }
 
   return new Hono<Env>().post('/cmd', checkRequest, limitBody, runCommand);
+}
+
+/**
+ * decisions §5: over the limit by Content-Length is refused before reading; hono's bodyLimit covers
+ * streamed (chunked) bodies. Only those go through it: asking a node-server request for its body
+ * stream builds a full web Request, which costs every ordinary POST.
+ */
+function bodyLimiter(maxBodyBytes: number): (c: AppContext, next: Next) => Promise<Response | void> {
+  const streamedLimit = bodyLimit({
+    maxSize: maxBodyBytes,
+    onError: (c) => fail(c as AppContext, overLimit(maxBodyBytes), '', {}),
+  });
+  return (c, next) => {
+    const length = header(c, 'content-length');
+    if (length === undefined || header(c, 'transfer-encoding') !== undefined) return streamedLimit(c, next);
+    return Number(length) > maxBodyBytes ? Promise.resolve(fail(c, overLimit(maxBodyBytes), '', {})) : next();
+  };
 }

@@ -4,7 +4,7 @@ import { buildHealth } from '../../commands/meta/health.ts';
 import { kAgentCount, kEnabled, kScenario, kTick, type SharedState } from '../../shared/layout.ts';
 import type { BridgeInfo } from '../../shared/protocol.ts';
 import { round, type AppContext, type Env } from '../context.ts';
-import { busy, fail, send } from '../respond.ts';
+import { fail, send } from '../respond.ts';
 
 export interface HealthDeps {
   admission: Admission;
@@ -29,7 +29,7 @@ export function healthRoutes(deps: HealthDeps): Hono<Env> {
 
   const answer = (c: AppContext, permit: Permit | null, t0: number): Response => {
     c.get('line').admission_wait_ms = round(performance.now() - t0);
-    if (permit === null) return fail(c, busy(deps.admission.waitMs), 'health', {});
+    if (permit === null) return fail(c, deps.admission.refusal(), 'health', {});
     try {
       return send(c, 200, healthJson());
     } finally {

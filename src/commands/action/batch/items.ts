@@ -1,7 +1,8 @@
 // decisions §8: the main loop's checks of a batch's items, each as if the item came alone. One bad
 // item refuses the whole batch, naming it (`commands[3]: ...`).
 import { permissionFailure } from '../../../auth/permissions.ts';
-import { failureOrNull, type Failure } from '../../../errors/bridge-error.ts';
+import { failureOrNull } from '../../../errors/bridge-error.ts';
+import { badArgsFailure, type Failure } from '../../../errors/failures.ts';
 import type { CallerContext } from '../../../shared/caller.ts';
 import { argsProblem } from '../../args-problem.ts';
 import type { CheckContext, CommandDef } from '../../define.ts';
@@ -65,9 +66,9 @@ export function ranGatedItem(request: BatchArgs, results: ReadonlyArray<{ ok: bo
 function unknownItem(at: string, name: string, checks: CheckContext): Failure {
   // Not 404: the request's command (batch) exists, one of its args does not (decisions §8).
   const unknown = checks.commands.unknownCommand(name);
-  return { ...unknown, code: 'BAD_ARGS', message: `${at}: ${unknown.message}` };
+  return badArgsFailure(`${at}: ${unknown.message}`, unknown.did_you_mean);
 }
 
 function badItem(at: string, message: string): Failure {
-  return { ok: false, code: 'BAD_ARGS', message: `${at}: ${message}` };
+  return badArgsFailure(`${at}: ${message}`);
 }

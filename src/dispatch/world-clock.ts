@@ -1,0 +1,78 @@
+// decisions §12: the world's clock on the game thread. The drainer owns one; commands see it as
+// FrameEnv.clock. `step` closes each tick it runs through endTick(); anything that must follow the
+// world tick by tick (a recorder's hashes) or forget it on a world swap (savepoints) hooks in here.
+import type { TickHook, WorldClock } from '../shared/frame.ts';
+import type { ClockMode } from '../shared/protocol.ts';
+
+export interface DrainerClock extends WorldClock {
+  /** Realtime: after a frame, runs the tick hooks when the frame moved the tick. */
+  afterFrame(): void;
+}
+
+/**
+ * A list of hooks that may change while it runs (a hook removing itself): each run goes over the
+ * list as it stood. A hook that throws is removed and reported, and never stops the others.
+ */
+class Hooks<A extends unknown[]> {
+  #hooks: Array<(...args: A) => void> = [];
+  readonly #warn: (message: string) => void;
+
+  constructor(warn: (message: string) => void) {
+    this.#warn = warn;
+  }
+
+  add(hook: (...args: A) => void): () => void {
+    this.#hooks = [...this.#hooks, hook];
+    return () => this.#remove(hook);
+  }
+
+  run(...args: A): void {
+    for (const hook of this.#hooks) {
+      try {
+        hook(...args);
+      } catch (err) {
+        this.#remove(hook);
+        this.#warn(`a clock hook threw and was removed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
+
+  #remove(hook: (...args: A) => void): void {
+    this.#hooks = this.#hooks.filter((h) => h !== hook);
+  }
+}
+
+export function createWorldClock(options: {
+  mode: ClockMode;
+  /** Closes a tick: steps the per-frame jobs, publishes the tick, sends the tick's events; returns the tick. */
+  closeTick(): number;
+  currentTick(): number;
+  /** A hook that threw (it is removed). */
+  warn?(message: string): void;
+}): DrainerClock {
+  const warn = options.warn ?? (() => {});
+  const ticks = new Hooks<Parameters<TickHook>>(warn);
+  const swaps = new Hooks<[]>(warn);
+  let lastTick = options.currentTick();
+
+  const ticked = (tick: number) => {
+    lastTick = tick;
+    ticks.run(tick);
+  };
+
+  return {
+    mode: options.mode,
+    endTick: () => ticked(options.closeTick()),
+    afterFrame() {
+      const tick = options.currentTick();
+      if (tick !== lastTick) ticked(tick);
+    },
+    onTick: (hook) => ticks.add(hook),
+    onWorldSwap: (hook) => swaps.add(hook),
+    worldSwapped() {
+      // The new world's tick is where it starts, not a tick that ran.
+      lastTick = options.currentTick();
+      swaps.run();
+    },
+  };
+}
