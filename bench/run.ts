@@ -15,6 +15,7 @@ import { metricsScenario } from './scenarios/metrics.ts';
 import { batchScenario } from './scenarios/batch.ts';
 import { fairScenario } from './scenarios/fair.ts';
 import { hostileMemoryScenario } from './scenarios/hostile-memory.ts';
+import { pettingzooScenario } from './scenarios/pettingzoo.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
 // --quick: every row, from shorter runs (1 s, as short as a run on a fresh bridge with no warm-up
@@ -387,6 +388,8 @@ if (want('batch')) await scenario('batch', () => batchScenario(rows, raw, DURATI
 // At least 3 s: the polite agent runs inside the greedy window, 1 s clear of each end.
 if (want('fair')) await scenario('fair', () => fairScenario(rows, raw, Math.max(3, DURATION), quick));
 if (want('hostile-memory')) await scenario('hostile-memory', () => hostileMemoryScenario(rows, raw, quick));
+// At least 3 s: the env's bridge and first world start before the timed loop, which resets as episodes end.
+if (want('pettingzoo')) await scenario('pettingzoo', () => pettingzooScenario(rows, raw, Math.max(3, DURATION)));
 raw.elapsedS = elapsedS;
 
 const machine = {

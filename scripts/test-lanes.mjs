@@ -46,6 +46,7 @@ export const TYPICAL_SECONDS = {
   'test/log/flush-crash.test.ts': 6,
   'test/log/flush-sigint.test.ts': 6,
   'test/hardening/bind-and-config.test.ts': 5,
+  'test/commands/observe.test.ts': 8,
 };
 
 /**
@@ -118,6 +119,7 @@ export const SHARED_PROCESS = new Set([
   'test/game/determinism.test.ts',
   'test/game/events.test.ts',
   'test/game/kingdoms.test.ts',
+  'test/game/observe.test.ts',
   'test/game/paint.test.ts',
   'test/game/powers.test.ts',
   'test/game/reads.test.ts',

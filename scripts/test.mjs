@@ -44,7 +44,13 @@ const JOBS = Number(process.env.GCB_TEST_JOBS) || availableParallelism() + 1;
 
 const args = process.argv.slice(2);
 const noBuild = args.includes('--no-build');
-const wanted = args.filter((a) => !a.startsWith('--'));
+// `python` names the Python package's tests (scripts/test-python.mjs); a full run has them too. pytest
+// ignores TAP_TIMEOUT: a stuck test ends itself (python/tests/conftest.py), and WEDGED_MS bounds the rest.
+const PYTHON = 'python';
+const PYTHON_JOB = 'python/tests (pytest)';
+const named = args.filter((a) => !a.startsWith('--'));
+const withPython = named.length === 0 || named.includes(PYTHON);
+const wanted = named.filter((a) => a !== PYTHON);
 
 if (!noBuild) {
   // dist/ too: compiled examples import the package by name (`game-control-bridge/game`), which
@@ -81,7 +87,7 @@ if (!noBuild) {
 ensureTapBuilt();
 
 const toBuilt = (file) => join(BUILD, file.replace(/\.ts$/, '.js'));
-const all = wanted.length > 0 ? [...new Set(wanted.map((f) => relative(ROOT, join(process.cwd(), f))))] : listTests(join(ROOT, 'test'));
+const all = wanted.length > 0 || named.length > 0 ? [...new Set(wanted.map((f) => relative(ROOT, join(process.cwd(), f))))] : listTests(join(ROOT, 'test'));
 const missing = all.filter((f) => !existsSync(toBuilt(f)));
 if (missing.length > 0) {
   process.stderr.write(`test: no compiled file for ${missing.join(', ')} (is it under test/ and named *.test.ts?)\n`);
@@ -109,6 +115,9 @@ const report = (result) => {
   if (!result.ok) process.stdout.write(`${indent(result.output)}\n`);
 };
 await Promise.all([
+  // From the start, beside the clock lane: it is the longest job (about a minute), and its bridges
+  // are separate processes that take their CPU share like any file's.
+  ...(withPython ? [runProcess(PYTHON_JOB, [join(ROOT, 'scripts/test-python.mjs')], TIMEOUT_S).then(report)] : []),
   ...clock.map((file) => runFile(file).then(report)),
   runQueue(cpu, JOBS, (job) => (Array.isArray(job) ? runGroup(job) : runFile(job).then(report))),
 ]);
@@ -116,7 +125,7 @@ await Promise.all([
 const failed = results.filter((r) => !r.ok);
 const together = failed.filter((r) => r.files?.length === 0).length;
 const assertions = results.reduce((sum, r) => ({ total: sum.total + (r.counts?.total ?? 0), pass: sum.pass + (r.counts?.pass ?? 0) }), { total: 0, pass: 0 });
-if (wanted.length === 0) writeTimes(results);
+if (named.length === 0) writeTimes(results.filter((r) => r.file !== PYTHON_JOB));
 process.stdout.write(
   `\n# ${fileCount(results) - fileCount(failed)} of ${fileCount(results)} files passed${together > 0 ? ` (but ${together} group(s) of them failed together)` : ''}; ${assertions.pass} of ${assertions.total} tests; ${((performance.now() - started) / 1000).toFixed(1)} s (${JOBS} CPU slots, ${clock.length} clock-lane files beside them)\n`,
 );

@@ -37,6 +37,7 @@ import type worldHash from '../commands/read/world-hash.ts';
 import type savepoint from '../commands/control/savepoint.ts';
 import type rewind from '../commands/control/rewind.ts';
 import type savepointDrop from '../commands/control/savepoint-drop.ts';
+import type observe from '../commands/read/observe.ts';
 
 /** The catalogue (decisions §3), by command name. */
 interface Catalogue {
@@ -75,6 +76,7 @@ interface Catalogue {
   savepoint: typeof savepoint;
   rewind: typeof rewind;
   savepoint_drop: typeof savepointDrop;
+  observe: typeof observe;
 }
 
 export type CommandName = keyof Catalogue;

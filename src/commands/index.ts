@@ -36,6 +36,7 @@ import worldHash from './read/world-hash.ts';
 import savepoint from './control/savepoint.ts';
 import rewind from './control/rewind.ts';
 import savepointDrop from './control/savepoint-drop.ts';
+import observe from './read/observe.ts';
 
 export const COMMANDS: readonly CommandDef[] = [
   health, // 1
@@ -73,4 +74,5 @@ export const COMMANDS: readonly CommandDef[] = [
   savepoint, // 33
   rewind, // 34
   savepointDrop, // 35
+  observe, // 36 (the fixed-size view for learning agents)
 ] as unknown as readonly CommandDef[];

@@ -10,6 +10,8 @@ import type {
   GameHost,
   GameInitOptions,
   GameModule,
+  GridObservation,
+  GridView,
   KingdomInfo,
   PaintOutcome,
   RgbaImage,
@@ -23,6 +25,7 @@ import type {
 import { ACTOR_IDS, ACTOR_INDEX, ACTORS, POWER_IDS, POWERS, SPEED_IDS, SPEEDS, TILE_IDS, TILE_INDEX, TILES, TOP_IDS, TOP_INDEX, TOPS } from './assets.ts';
 import { SANDBOX_EVENT_FOG, SANDBOX_EVENT_KINDS, WorldEvents } from './events.ts';
 import { buildWorld, checkParams, GenerateError, generateSnapshot } from './generate.ts';
+import { observeWorld } from './observe.ts';
 import { paint } from './paint.ts';
 import { applyPower, effectiveRadius, powerAsset } from './powers.ts';
 import { cityViews, civKingdomOrder, kingdomViews, queryActorViews, tileView, worldStateView, type ActorRowView, type TileView } from './reads.ts';
@@ -204,6 +207,10 @@ export function listCities(kingdomId?: number): CityInfo[] {
 
 export function queryActors(query: ActorQuery): { items: ActorRowView[]; matched: number } {
   return queryActorViews(current().world, query);
+}
+
+export function observeGrid(view: GridView): GridObservation {
+  return observeWorld(current().world, view);
 }
 
 export function kingdomOrder(): number[] {
@@ -438,6 +445,7 @@ const sandbox = {
   listCities,
   queryActors,
   kingdomOrder,
+  observeGrid,
   spawn,
   paintTile,
   invokePower,

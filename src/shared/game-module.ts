@@ -159,6 +159,32 @@ export interface WorldParams {
  */
 export type WorldSnapshot = { width: number; height: number; seed: number } & Record<string, unknown>;
 
+/** Whose view `observeGrid` takes, and how coarse. */
+export interface GridView {
+  /** Cells a side of the square grid the map is folded into, whatever its size. */
+  cells: number;
+  /** The viewer's own kingdom (its actors, land and counts), or null for none. */
+  kingdomId: number | null;
+  /** Whether the viewer may see the actors of other kingdoms and the wild ones (no fog). */
+  others: boolean;
+  /** How many of the kingdom's live cities to report as anchor points. */
+  anchors: number;
+}
+
+/** A fixed-size picture of the world for one viewer (observe). Cells are row-major, `cells` × `cells`. */
+export interface GridObservation {
+  /** Per cell: the index in listTiles() of its commonest tile type. */
+  tiles: Uint8Array;
+  /** Three planes of cells: live actors of the kingdom, of other kingdoms, and wild ones (zero unless `others`). */
+  actors: Uint16Array;
+  /** Per cell: tiles owned by the kingdom's cities. */
+  territory: Uint16Array;
+  /** The kingdom's own numbers, all 0 when it is gone or there is none. */
+  counts: { alive: boolean; population: number; cities: number; buildings: number; territory: number };
+  /** Tile coordinates of the kingdom's first `anchors` live cities by id (fewer when it has fewer). */
+  anchors: Array<{ x: number; y: number }>;
+}
+
 /** An RGBA image, 4 bytes a pixel, row-major. */
 export interface RgbaImage {
   width: number;
@@ -221,6 +247,8 @@ export interface GameModule {
   listKingdoms?(includeWild: boolean): KingdomInfo[];
   listCities?(kingdomId?: number): CityInfo[];
   queryActors?(query: ActorQuery): { items: ActorRow[]; matched: number };
+  /** The map folded into a fixed grid for one viewer (observe); the bridge applies the fog itself too. */
+  observeGrid?(view: GridView): GridObservation;
   /** Ids of the non-wild kingdoms in creation order: `auto:N` claims resolve against it. */
   kingdomOrder?(): number[];
 

@@ -28,6 +28,7 @@ const FUNCTIONS: Array<GameFunctionName | 'version'> = [
   'listCities',
   'queryActors',
   'kingdomOrder',
+  'observeGrid',
   'spawn',
   'paintTile',
   'invokePower',

@@ -45,7 +45,7 @@ const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/j
 // Real bridges and gcb subprocesses: room for a loaded machine.
 t.setTimeout(120_000);
 
-t.test('the sandbox: every command a tool (36 with the full catalogue), calls, did_you_mean, an image', async (t) => {
+t.test('the sandbox: every command a tool (37 with the full catalogue), calls, did_you_mean, an image', async (t) => {
   const b = await startTestBridge(t, { game: SANDBOX_GAME });
   const caps = (await (await b.fetch('/capabilities')).json()) as Capabilities;
   const mcp = await mcpServer(t, b.bridge.url);
@@ -54,7 +54,11 @@ t.test('the sandbox: every command a tool (36 with the full catalogue), calls, d
   const { tools } = await client.listTools();
   t.equal(caps.commands.length, COMMANDS.length, 'the sandbox enables every registered command');
   t.equal(tools.length, caps.commands.length + 1);
-  t.equal(tools.length, 36, 'spec: 29 tools, plus worldbox_recv_events and worldbox_batch of v0.4 (decisions §7, §8), and the 5 of research mode (§12)');
+  t.equal(
+    tools.length,
+    37,
+    'spec: 29 tools, plus worldbox_recv_events and worldbox_batch of v0.4 (decisions §7, §8), the 5 of research mode (§12) and worldbox_observe',
+  );
   t.ok(tools.every((tool) => tool.name.startsWith('worldbox_')));
   // decisions §12: every research command is a tool; world_hash only reads.
   const research = ['step', 'world_hash', 'savepoint', 'rewind', 'savepoint_drop'].map((name) => tools.find((tool) => tool.name === `worldbox_${name}`));

@@ -30,7 +30,7 @@ t.test('role × command', async (t) => {
     rewind: { id: 1 },
     savepoint_drop: { id: 1 },
   };
-  t.equal(COMMANDS.length, 35); // 28 of v0.3 + recv_events (decisions §7) + batch (§8) + 5 of research mode (§12)
+  t.equal(COMMANDS.length, 36); // 28 of v0.3 + recv_events (decisions §7) + batch (§8) + 5 of research mode (§12) + observe
   for (const role of ['god', 'faction_player', 'observer', 'narrator'] as const) {
     const id = { god: 'zeus', faction_player: 'pawn', observer: 'owl', narrator: 'bard' }[role];
     for (const def of COMMANDS) {

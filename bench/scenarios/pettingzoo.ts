@@ -1,0 +1,51 @@
+// The PettingZoo env (python/): AEC agent steps per second with 2 agents, random legal actions,
+// ticks_per_cycle 1 and the env starting its own bridge, as PettingZoo's performance_benchmark loops;
+// and the share of a step spent waiting for the bridge against the Python side (python/bench/steps.py
+// times every request). Goal 1000 steps/s, floor 500. Runs in the venv of scripts/python-venv.mjs.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Row } from '../lib/report.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const GOAL = 1000;
+const FLOOR = 500;
+
+interface StepsResult {
+  steps_per_s: number;
+  steps: number;
+  resets: number;
+  requests_per_step: number;
+  bridge_share: number;
+  bridge_us_per_step: number;
+  python_us_per_step: number;
+  python_cpu_us_per_step: number;
+  bridge_cpu_us_per_step: number;
+  whoami_round_trips_per_s: number;
+  load1: number;
+}
+
+function run(command: string, args: string[]): string {
+  const done = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (done.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (exit ${done.status ?? done.signal})`);
+  return done.stdout;
+}
+
+export async function pettingzooScenario(rows: Row[], raw: Record<string, unknown>, duration: number): Promise<void> {
+  const python = run(process.execPath, ['scripts/python-venv.mjs']).trim();
+  const result = JSON.parse(run(python, ['python/bench/steps.py', '--seconds', String(duration), '--agents', '2', '--ticks', '1'])) as StepsResult;
+  raw.pettingzoo = result;
+  const share = Math.round(result.bridge_share * 100);
+  rows.push({
+    scenario: 'PettingZoo AEC agent steps/s (2 agents, random legal actions, ticks_per_cycle 1, own bridge)',
+    value: result.steps_per_s,
+    unit: 'steps/s',
+    target: `≥ ${GOAL}/s (floor ${FLOOR})`,
+    ok: result.steps_per_s >= GOAL,
+    note:
+      `bridge ${share}% / Python ${100 - share}% of a step (${result.bridge_us_per_step.toFixed(0)} / ${result.python_us_per_step.toFixed(0)} µs; ` +
+      `CPU a step: bridge ${result.bridge_cpu_us_per_step.toFixed(0)} µs, Python ${result.python_cpu_us_per_step.toFixed(0)} µs); ` +
+      `${result.requests_per_step.toFixed(2)} requests a step; the same client's whoami round trips ${result.whoami_round_trips_per_s.toFixed(0)}/s; ` +
+      `${result.resets} resets; load1 ${result.load1.toFixed(1)}`,
+  });
+  process.stderr.write(`  pettingzoo: ${result.steps_per_s.toFixed(0)} steps/s, bridge ${share}% of a step\n`);
+}

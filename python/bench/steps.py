@@ -1,0 +1,109 @@
+"""AEC agent steps per second: PettingZoo's performance_benchmark loop (random legal actions, a reset
+whenever every agent is done) on an env that starts its own bridge, with the time each request spent
+waiting for the bridge summed apart from the rest. Prints one JSON object.
+
+    python python/bench/steps.py [--seconds 10] [--agents 2] [--ticks 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import time
+
+import numpy as np
+
+import gcb_env
+from gcb_env._http import Connection
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU of a process and its threads so far (Linux), or NaN."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--agents", type=int, default=2)
+    parser.add_argument("--ticks", type=int, default=1)
+    args = parser.parse_args()
+
+    waited = [0.0, 0]
+    request = Connection.request
+
+    def timed(self, *a, **kw):
+        started = time.perf_counter()
+        try:
+            return request(self, *a, **kw)
+        finally:
+            waited[0] += time.perf_counter() - started
+            waited[1] += 1
+
+    env = gcb_env.env(seed=1, n_agents=args.agents, ticks_per_cycle=args.ticks)
+    try:
+        env.reset(seed=1)
+        # The reference, on the same bridge and connection: sequential round trips of a command that
+        # does no game work (whoami), so that a loaded machine can be told from a slow step.
+        player = env.unwrapped._session._conns[env.possible_agents[0]]
+        began = time.perf_counter()
+        trips = 0
+        while time.perf_counter() - began < min(2.0, args.seconds / 5):
+            player.call("whoami")
+            trips += 1
+        reference = trips / (time.perf_counter() - began)
+        # The bridge's start and first world are not steps.
+        Connection.request = timed
+        steps = resets = 0
+        bridge_pid = env.unwrapped._session.bridge.process.pid
+        bridge_cpu = cpu_seconds(bridge_pid)
+        cpu = time.process_time()
+        start = time.perf_counter()
+        while time.perf_counter() - start < args.seconds:
+            for agent in env.agent_iter(env.num_agents):
+                obs, _reward, terminated, truncated, _info = env.last()
+                if terminated or truncated:
+                    action = None
+                else:
+                    action = random.choice(np.flatnonzero(obs["action_mask"]).tolist())
+                env.step(action)
+                steps += 1
+                if all(env.terminations.values()) or all(env.truncations.values()):
+                    env.reset()
+                    resets += 1
+        elapsed = time.perf_counter() - start
+        cpu = time.process_time() - cpu
+        bridge_cpu = cpu_seconds(bridge_pid) - bridge_cpu
+    finally:
+        Connection.request = request
+        env.close()
+    print(
+        json.dumps(
+            {
+                "steps_per_s": steps / elapsed,
+                "steps": steps,
+                "seconds": elapsed,
+                "resets": resets,
+                "requests_per_step": waited[1] / steps,
+                "bridge_share": waited[0] / elapsed,
+                "python_share": 1 - waited[0] / elapsed,
+                "bridge_us_per_step": waited[0] / steps * 1e6,
+                "python_us_per_step": (elapsed - waited[0]) / steps * 1e6,
+                "python_cpu_us_per_step": cpu / steps * 1e6,
+                "bridge_cpu_us_per_step": bridge_cpu / steps * 1e6,
+                "whoami_round_trips_per_s": reference,
+                "load1": os.getloadavg()[0],
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,285 @@
+"""What the AEC and the Parallel env share: the bridge (started or given), one connection per agent
+and one for the env's god credential, worlds made and rewound, actions and observations."""
+
+from __future__ import annotations
+
+import base64
+import urllib.parse
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional, Sequence
+
+import numpy as np
+
+from . import _research
+from ._bridge import BridgeProcess
+from ._http import BridgeCallError, BridgeError, BridgeUnreachable, Connection
+from ._png import decode_png
+from ._spaces import Layout
+
+__all__ = ["Config", "Session", "AgentView", "MAX_SEED", "GOD"]
+
+MAX_SEED = 2**31 - 1
+GOD = "god"
+# generate_world's sizes in 64-tile zones with enough kingdoms for n agents: the sandbox founds
+# max(2, round(zones / 4)) of them.
+_ZONES = {2: (2, 2), 3: (3, 4), 4: (4, 4)}
+# A seed whose world founded fewer kingdoms than agents is replaced by the next of these, in order.
+_RESEED_STEP = 7919
+_RESEED_TRIES = 16
+
+
+@dataclass(frozen=True)
+class Config:
+    n_agents: int = 2
+    ticks_per_cycle: int = 10
+    grid: int = 16
+    anchors: int = 4
+    zones: Optional[tuple[int, int]] = None
+    paint_tile: str = "grass"
+    paint_radius: int = 2
+    power: str = "blessing"
+    timeout: float = 60.0
+    start_timeout: float = 90.0
+    # The world hash after every cycle (last_hash) costs the bridge a hash of the whole world a cycle:
+    # off, the cycle's step goes out as the first agent (a player holds advance_time) and answers none.
+    hash_each_cycle: bool = False
+
+
+@dataclass
+class AgentView:
+    """One agent's latest observation, as the env hands it out, and what follows from it."""
+
+    observation: np.ndarray
+    mask: np.ndarray
+    score: float
+    alive: bool
+    tick: int
+    refused: Optional[str] = None
+
+
+def _check_config(config: Config) -> None:
+    if config.n_agents not in _ZONES:
+        raise ValueError(f"n_agents must be 2, 3 or 4 (one kingdom each), got {config.n_agents!r}")
+    if not isinstance(config.ticks_per_cycle, int) or not 1 <= config.ticks_per_cycle <= 10_000:
+        raise ValueError(f"ticks_per_cycle must be an integer from 1 to 10000, got {config.ticks_per_cycle!r}")
+    if not 4 <= config.grid <= 64:
+        raise ValueError(f"grid must be from 4 to 64 cells a side, got {config.grid!r}")
+    if not 1 <= config.anchors <= 16:
+        raise ValueError(f"anchors must be from 1 to 16, got {config.anchors!r}")
+
+
+class Session:
+    def __init__(
+        self,
+        agents: Sequence[str],
+        config: Config,
+        seed: Optional[int],
+        url: Optional[str] = None,
+        tokens: Optional[Mapping[str, str]] = None,
+    ):
+        _check_config(config)
+        self.agents = list(agents)
+        self.config = config
+        self.layout = Layout(config.grid, config.anchors)
+        self.zones = config.zones or _ZONES[config.n_agents]
+        self._rng = np.random.default_rng(seed)
+        self._first_seed = seed
+        self._bridge: Optional[BridgeProcess] = None
+        self._conns: dict[str, Connection] = {}
+        self._world_seed: Optional[int] = None
+        self._savepoint: Optional[int] = None
+        self._units: dict[str, str] = {}
+        self._kingdoms: dict[str, Any] = {}
+        self._anchors: dict[str, np.ndarray] = {}
+        self._observe = {"name": "observe", "args": {"grid": config.grid, "anchors": config.anchors}}
+        self.last_tick = 0
+        self.last_hash: Optional[str] = None
+        self._closed = False
+        if (url is None) != (tokens is None):
+            raise ValueError("url and tokens go together: both for a running bridge, or neither to start one")
+        if url is not None and tokens is not None:
+            self._attach(url, tokens)
+
+    # --- connections -----------------------------------------------------------------------
+
+    def _attach(self, url: str, tokens: Mapping[str, str]) -> None:
+        """A running bridge: every credential is checked now, so a wrong url or token fails here."""
+        missing = [name for name in [*self.agents, GOD] if name not in tokens]
+        if missing:
+            raise ValueError(f"tokens needs one token for each of {[*self.agents, GOD]}; missing: {missing}")
+        parsed = urllib.parse.urlsplit(url)
+        if parsed.scheme != "http" or not parsed.hostname or parsed.port is None:
+            raise ValueError(f"url must look like http://127.0.0.1:8723, got {url!r}")
+        self._connect(parsed.hostname, parsed.port, tokens[GOD], {a: tokens[a] for a in self.agents})
+        try:
+            health = self._conns[GOD].get_json("/health")
+        except BridgeError as err:
+            self.close()
+            raise BridgeUnreachable(f"no bridge answers at {url}: {err}") from None
+        try:
+            _research.check_clock(health)
+            self._check_credentials()
+        except BridgeError:
+            self.close()
+            raise
+
+    def _check_credentials(self) -> None:
+        for name, conn in self._conns.items():
+            try:
+                who = conn.call("whoami")
+            except BridgeCallError as err:
+                raise BridgeError(f"the token given for {name} was refused: {err.status} {err.code}: {err.bridge_message}") from None
+            if name == GOD and who.get("role") != "god":
+                raise BridgeError(f"the token given for {GOD} belongs to {who.get('agent_id')!r}, a {who.get('role')}; it must be a god")
+            if name != GOD and who.get("role") == "god":
+                raise BridgeError(f"the token given for {name} is a god's; each agent needs a faction player claiming its kingdom")
+
+    def _connect(self, host: str, port: int, god: str, players: Mapping[str, str]) -> None:
+        on_failure = self._on_failure
+        timeout = self.config.timeout
+        self._conns = {GOD: Connection(host, port, god, GOD, timeout, on_failure)}
+        for agent, token in players.items():
+            self._conns[agent] = Connection(host, port, token, agent, timeout, on_failure)
+
+    def _on_failure(self, err: BaseException) -> None:
+        # A dropped connection is often the first sign of a bridge going down: the kernel resets its
+        # sockets before its exit can be collected. A moment's wait tells a dead bridge from a glitch.
+        if self._bridge is not None:
+            self._bridge.exited_unreaped(2.0)
+            self._bridge.check_alive()
+
+    def _start(self) -> None:
+        if self._closed:
+            raise BridgeError("this env is closed; make a new one")
+        if self._conns:
+            return
+        seed = self._first_seed if self._first_seed is not None else 1234
+        self._bridge = BridgeProcess(self.agents, seed % (MAX_SEED + 1), self.config.start_timeout)
+        self._connect("127.0.0.1", self._bridge.port, self._bridge.god_token, self._bridge.tokens)
+
+    def call(self, who: str, name: str, args: Optional[dict] = None, changes_world: bool = False) -> Any:
+        if self._bridge is not None:
+            self._bridge.check_alive()
+        return self._conns[who].call(name, args, changes_world=changes_world)
+
+    # --- worlds ----------------------------------------------------------------------------
+
+    def reset(self, seed: Optional[int]) -> dict[str, AgentView]:
+        self._start()
+        if seed is not None:
+            if not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) <= MAX_SEED:
+                raise ValueError(f"seed must be an integer from 0 to {MAX_SEED}, got {seed!r}")
+            self._rng = np.random.default_rng(int(seed))
+            world_seed = int(seed)
+        else:
+            world_seed = int(self._rng.integers(0, MAX_SEED, endpoint=True))
+        god = self._conns[GOD]
+        rewound = False
+        if world_seed == self._world_seed and self._savepoint is not None:
+            try:
+                self.last_hash = _research.rewind(god, self._savepoint).get("hash")
+                rewound = True
+            except BridgeCallError as err:
+                # Another client of a shared bridge made or loaded a world since, which drops savepoints.
+                if err.code != "GAME_REJECTED":
+                    raise
+        if not rewound:
+            self._make_world(world_seed)
+        views = {agent: self._view(agent, self.call(agent, "observe", self._observe["args"])) for agent in self.agents}
+        self._units = self._units_of(views)
+        return views
+
+    def _make_world(self, seed: int) -> None:
+        god = self._conns[GOD]
+        candidate = seed
+        for _ in range(_RESEED_TRIES):
+            god.call("generate_world", {"zone_x": self.zones[0], "zone_y": self.zones[1], "seed": candidate}, changes_world=True)
+            kingdoms = [k for k in god.call("list_kingdoms")["items"] if not k.get("wild")]
+            if len(kingdoms) >= len(self.agents):
+                break
+            candidate = (candidate + _RESEED_STEP) % (MAX_SEED + 1)
+        else:
+            raise BridgeError(f"no world with {len(self.agents)} kingdoms from seed {seed} and the {_RESEED_TRIES - 1} seeds after it")
+        # generate_world dropped the previous world's savepoints.
+        self._savepoint = _research.savepoint(god, f"seed {seed}")
+        self._world_seed = seed
+        self.last_hash = None
+
+    def _units_of(self, views: Mapping[str, AgentView]) -> dict[str, str]:
+        """The unit each agent spawns: the civilised creature of its kingdom's race."""
+        kingdoms = {k["id"]: k["race"] for k in self.call(GOD, "list_kingdoms")["items"]}
+        units = {}
+        for item in self.call(GOD, "list_actors")["items"]:
+            if item.get("kind") == "civ" and item.get("race") is not None:
+                units.setdefault(item["race"], item["id"])
+        return {agent: units.get(kingdoms.get(self._kingdoms[agent], ""), "") for agent in self.agents}
+
+    # --- turns -----------------------------------------------------------------------------
+
+    def _view(self, agent: str, answer: dict, refused: Optional[str] = None) -> AgentView:
+        observation, counts, anchors = self.layout.flatten(answer)
+        self._kingdoms[agent] = answer.get("kingdom_id")
+        self._anchors[agent] = anchors
+        alive = bool(counts[0] == 1)
+        return AgentView(
+            observation=observation,
+            mask=self.layout.mask(counts, anchors),
+            score=float(counts[1]) + 10.0 * float(counts[2]),
+            alive=alive,
+            tick=int(answer["tick"]),
+            refused=refused,
+        )
+
+    def command_for(self, agent: str, action: int) -> Optional[dict]:
+        kind, anchor = self.layout.action(action)
+        if kind == "noop":
+            return None
+        x, y = (int(v) for v in self._anchors[agent][anchor])
+        if kind == "spawn":
+            return {"name": "spawn", "args": {"entity_id": self._units[agent], "x": x, "y": y, "count": 1}}
+        if kind == "paint":
+            return {"name": "paint_tile", "args": {"x": x, "y": y, "tile_id": self.config.paint_tile, "radius": self.config.paint_radius}}
+        return {"name": "invoke_power", "args": {"power_id": self.config.power, "x": x, "y": y}}
+
+    def act(self, agent: str, action: int) -> AgentView:
+        """The agent's action and its next observation, in one request."""
+        command = self.command_for(agent, action)
+        if command is None:
+            return self._view(agent, self.call(agent, "observe", self._observe["args"]))
+        batch = self.call(agent, "batch", {"commands": [command, self._observe], "stop_on_error": False}, changes_world=True)
+        done, seen = batch["results"]
+        if not seen.get("ok"):
+            error = seen.get("error", {})
+            raise BridgeError(f"observe as {agent} failed: {error.get('code')}: {error.get('message')}")
+        refused = None if done.get("ok") else str(done.get("error", {}).get("code", "REFUSED"))
+        return self._view(agent, seen["result"], refused)
+
+    def advance(self) -> None:
+        """The cycle's ticks, after the last agent."""
+        stepper = GOD if self.config.hash_each_cycle else self.agents[0]
+        result = _research.step(self._conns[stepper], self.config.ticks_per_cycle)
+        self.last_tick = int(result["tick"])
+        self.last_hash = result.get("hash")
+
+    def world_hash(self) -> str:
+        self._start()
+        return _research.world_hash(self._conns[GOD])
+
+    def render(self) -> np.ndarray:
+        self._start()
+        shot = self.call(GOD, "screenshot", {"format": "png", "max_dimension": 512})
+        return decode_png(base64.b64decode(shot["base64"]))
+
+    def close(self) -> None:
+        self._closed = True
+        for conn in self._conns.values():
+            conn.close()
+        self._conns = {}
+        if self._bridge is not None:
+            bridge, self._bridge = self._bridge, None
+            bridge.stop()
+
+    @property
+    def bridge(self) -> Optional[BridgeProcess]:
+        return self._bridge
+

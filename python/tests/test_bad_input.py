@@ -1,0 +1,182 @@
+"""Bad actions change nothing and name the agent and the action; a dead bridge is reported, not waited
+for; a bridge given by url is checked at construction."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+
+import gcb_env
+from gcb_env._bridge import remove_stale_dirs
+from gcb_env._http import Connection
+
+
+@pytest.fixture
+def requests(monkeypatch):
+    """How many HTTP requests the envs send from now on."""
+    sent = []
+    real = Connection.request
+
+    def counted(self, *args, **kwargs):
+        sent.append(args[:2])
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Connection, "request", counted)
+    return sent
+
+
+@pytest.fixture(scope="module")
+def owner():
+    """An env with its own bridge, which the tests below also reach by url as guests."""
+    env = gcb_env.env(seed=1)
+    env.reset(seed=8)
+    yield env
+    env.close()
+
+
+def tokens_of(env) -> dict:
+    bridge = env.unwrapped._session.bridge
+    return {**bridge.tokens, "god": bridge.god_token}
+
+
+def test_bad_actions_raise_and_send_nothing(owner, requests):
+    env = owner
+    env.reset(seed=8)
+    agent = env.agent_selection
+    mask = env.last()[0]["action_mask"]
+    masked = int(np.flatnonzero(mask == 0)[0])  # a kingdom starts with one city: anchors 2..4 are empty
+    before = env.unwrapped.world_hash()
+    requests.clear()
+    cases = [(masked, "masked out"), (13, "outside the action space"), (-1, "outside the action space"), (1.5, "not an integer"), ("2", "not an integer"), (True, "boolean"), (None, "no action")]
+    for action, why in cases:
+        with pytest.raises(gcb_env.InvalidAction) as caught:
+            env.step(action)
+        message = str(caught.value)
+        assert agent in message and why in message, message
+        if action is not None:
+            assert repr(action) in message or str(action) in message, message
+    assert requests == [], "nothing reaches the bridge"
+    assert env.agent_selection == agent, "the turn did not move"
+    assert env.unwrapped.world_hash() == before
+
+
+def test_parallel_bad_action_sends_nothing_for_anyone(owner, requests):
+    env = gcb_env.parallel_env(url=owner.unwrapped._session.bridge.url, tokens=tokens_of(owner))
+    try:
+        obs, _ = env.reset(seed=8)
+        masked = int(np.flatnonzero(obs["kingdom_1"]["action_mask"] == 0)[0])
+        requests.clear()
+        with pytest.raises(gcb_env.InvalidAction, match=f"kingdom_1: action {masked} .*masked out"):
+            env.step({"kingdom_0": 0, "kingdom_1": masked})
+        with pytest.raises(gcb_env.InvalidAction, match="no action for kingdom_1"):
+            env.step({"kingdom_0": 0})
+        with pytest.raises(gcb_env.InvalidAction, match="not live"):
+            env.step({"kingdom_0": 0, "kingdom_1": 0, "kingdom_7": 0})
+        assert requests == []
+        assert env.num_cycles == 0
+    finally:
+        env.close()
+
+
+def test_a_dead_bridge_is_named_within_5_s():
+    env = gcb_env.env(seed=1)
+    try:
+        env.reset(seed=8)
+        bridge = env.unwrapped._session.bridge
+        os.kill(bridge.process.pid, signal.SIGKILL)
+        started = time.monotonic()
+        with pytest.raises(gcb_env.BridgeExited) as caught:
+            while time.monotonic() - started < 10:  # the kill lands at once; the loop only bounds the test
+                env.step(0)
+        assert time.monotonic() - started < 5
+        message = str(caught.value)
+        assert "killed by SIGKILL" in message and "last log line" in message, message
+        assert "listening" in message or "{" in message, "the last line of the bridge's log is quoted"
+    finally:
+        env.close()
+    assert not bridge.dir.exists()
+
+
+def test_close_waits_for_the_bridge_and_removes_its_dir():
+    env = gcb_env.parallel_env(seed=1)
+    env.reset(seed=3)
+    bridge = env.unwrapped._session.bridge
+    env.close()
+    assert bridge.process.returncode is not None, "close() returned after the process exited"
+    assert not bridge.dir.exists()
+    with pytest.raises(ProcessLookupError):
+        os.killpg(bridge.process.pid, 0)  # nothing of its process group is left
+
+
+def test_url_and_tokens_are_checked_at_construction(owner):
+    bridge = owner.unwrapped._session.bridge
+    good = tokens_of(owner)
+
+    with pytest.raises(gcb_env.BridgeUnreachable, match="no bridge answers at http://127.0.0.1:9"):
+        gcb_env.env(url="http://127.0.0.1:9", tokens=good)
+    with pytest.raises(gcb_env.BridgeError, match="token given for kingdom_1 was refused: 401 UNAUTHORIZED"):
+        gcb_env.env(url=bridge.url, tokens={**good, "kingdom_1": "x" * 48})
+    with pytest.raises(gcb_env.BridgeError, match="token given for god belongs to 'kingdom_0', a faction_player"):
+        gcb_env.parallel_env(url=bridge.url, tokens={**good, "god": good["kingdom_0"]})
+    with pytest.raises(ValueError, match="missing: \\['god'\\]"):
+        gcb_env.env(url=bridge.url, tokens=bridge.tokens)
+    with pytest.raises(ValueError, match="url and tokens go together"):
+        gcb_env.env(url=bridge.url)
+
+    # The right ones: an env on a bridge it did not start, which close() leaves running.
+    guest = gcb_env.parallel_env(url=bridge.url, tokens=good, ticks_per_cycle=1)
+    obs, _ = guest.reset(seed=4)
+    guest.step({agent: 0 for agent in guest.agents})
+    assert guest.num_cycles == 1
+    guest.close()
+    bridge.check_alive()
+
+
+CHILD = """
+import sys, time, gcb_env
+env = gcb_env.parallel_env(seed=1)
+env.reset(seed=2)
+bridge = env.unwrapped._session.bridge
+print(bridge.process.pid, bridge.dir, flush=True)
+if sys.argv[1] == "wait":
+    time.sleep(60)
+"""
+
+
+def _gone(pid: int, within: float) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("ending", ["exit", "sigkill"])
+def test_no_bridge_outlives_its_python_process(ending):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    child = subprocess.Popen([sys.executable, "-c", CHILD, "wait" if ending == "sigkill" else "exit"], stdout=subprocess.PIPE, text=True)
+    try:
+        pid, folder = child.stdout.readline().split()
+        if ending == "sigkill":
+            child.kill()  # no atexit, no close(): the bridge learns of it from the kernel
+        child.wait(30)
+        assert _gone(int(pid), 10), f"bridge {pid} still running after its Python process ended ({ending})"
+        if ending == "exit":
+            assert not Path(folder).exists(), "atexit removed the dir"
+        else:
+            assert Path(folder).exists()
+            remove_stale_dirs()  # what the next env to start does first
+            assert not Path(folder).exists(), "a dead owner's dir is removed"
+    finally:
+        if child.poll() is None:
+            child.kill()

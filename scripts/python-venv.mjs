@@ -1,0 +1,82 @@
+// The virtual environment the Python package's tests and benchmark run in: .build/python-venv, with
+// the package installed as a user would (`pip install ./python`, not editable) and pytest. It is
+// made again only when its inputs change (python/pyproject.toml, the interpreter), and the package
+// reinstalled only when its sources change, so a run after the first costs a hash of a few files.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const PACKAGE = join(ROOT, 'python');
+const VENV = join(ROOT, '.build', 'python-venv');
+const PYTHON = join(VENV, process.platform === 'win32' ? 'Scripts' : 'bin', 'python');
+const DEPS_STAMP = join(VENV, 'gcb-deps.stamp');
+const PACKAGE_STAMP = join(VENV, 'gcb-package.stamp');
+// Beside the package's own dependencies: pytest, and setuptools to build the package without
+// fetching a fresh copy of the build backend on every install.
+const EXTRA = ['pytest>=7', 'setuptools>=61', 'wheel'];
+
+/** Why the venv could not be made, in one line. */
+export class VenvError extends Error {}
+
+function run(command, args, what) {
+  const done = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', env: { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1' } });
+  if (done.error) throw new VenvError(`could not ${what}: ${done.error.message}`);
+  if (done.status !== 0) {
+    const last = `${done.stderr}\n${done.stdout}`.trim().split('\n').filter(Boolean).at(-1) ?? `exit code ${done.status}`;
+    throw new VenvError(`could not ${what}: ${last.trim()}`);
+  }
+  return done.stdout;
+}
+
+function hashFiles(dir, hash) {
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== '__pycache__') hashFiles(path, hash);
+    } else if (entry.name.endsWith('.py')) {
+      hash.update(relative(PACKAGE, path)).update(readFileSync(path));
+    }
+  }
+  return hash;
+}
+
+const stamp = (path) => (existsSync(path) ? readFileSync(path, 'utf8') : '');
+
+/** The venv's python, made or brought up to date first; throws VenvError. `GCB_PYTHON` picks the interpreter. */
+export function ensureVenv() {
+  const python = process.env.GCB_PYTHON || 'python3';
+  const version = run(python, ['-c', 'import sys; print(sys.executable, sys.version)'], `run ${python}`).trim();
+  const pyproject = readFileSync(join(PACKAGE, 'pyproject.toml'));
+  const depsKey = createHash('sha256').update(version).update(pyproject).update(EXTRA.join(' ')).digest('hex');
+  if (stamp(DEPS_STAMP) !== depsKey || !existsSync(PYTHON)) {
+    rmSync(VENV, { recursive: true, force: true });
+    run(python, ['-m', 'venv', VENV], `make a virtual environment (${python} -m venv)`);
+    run(PYTHON, ['-m', 'pip', 'install', '--quiet', ...EXTRA, PACKAGE], 'install the Python packages (pip install ./python pytest)');
+    writeFileSync(DEPS_STAMP, depsKey);
+    rmSync(PACKAGE_STAMP, { force: true });
+  }
+  const packageKey = hashFiles(join(PACKAGE, 'gcb_env'), createHash('sha256')).update(pyproject).digest('hex');
+  if (stamp(PACKAGE_STAMP) !== packageKey) {
+    run(
+      PYTHON,
+      ['-m', 'pip', 'install', '--quiet', '--no-deps', '--no-build-isolation', '--force-reinstall', PACKAGE],
+      'install the package (pip install ./python)',
+    );
+    writeFileSync(PACKAGE_STAMP, packageKey);
+  }
+  return PYTHON;
+}
+
+// `node scripts/python-venv.mjs`: make the venv and print its python (the benchmark runs it so).
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  try {
+    process.stdout.write(`${ensureVenv()}\n`);
+  } catch (err) {
+    if (!(err instanceof VenvError)) throw err;
+    process.stderr.write(`python-venv: ${err.message}\n`);
+    process.exit(1);
+  }
+}
