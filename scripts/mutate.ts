@@ -49,6 +49,8 @@ export const GROUPS: readonly Group[] = [
       'test/events/visible-seq.test.ts',
       'test/events/history-bytes.test.ts',
       'test/events/fog.test.ts',
+      'test/events/parts.test.ts',
+      'test/events/hub.test.ts',
       'test/events/layer.test.ts',
       'test/events/audit.test.ts',
     ],
