@@ -51,6 +51,7 @@ export const GROUPS: readonly Group[] = [
       'test/events/fog.test.ts',
       'test/events/parts.test.ts',
       'test/events/hub.test.ts',
+      'test/events/subscriber.test.ts',
       'test/events/layer.test.ts',
       'test/events/audit.test.ts',
     ],
