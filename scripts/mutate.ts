@@ -50,6 +50,23 @@ export const GROUPS: readonly Group[] = [
   },
   { name: 'idempotency', mutate: ['src/idempotency/**/*.ts'], tests: ['test/idempotency/store.test.ts'] },
   {
+    name: 'events',
+    mutate: ['src/events/**/*.ts'],
+    // audit.test.ts last: its memory case (96 requests of 1 MB) is most of the time, and a mutant
+    // the other files kill ends the process before it.
+    tests: [
+      'test/events/units.test.ts',
+      'test/events/visible-seq.test.ts',
+      'test/events/history-bytes.test.ts',
+      'test/events/fog.test.ts',
+      'test/events/parts.test.ts',
+      'test/events/hub.test.ts',
+      'test/events/subscriber.test.ts',
+      'test/events/layer.test.ts',
+      'test/events/audit.test.ts',
+    ],
+  },
+  {
     name: 'config',
     mutate: ['src/config/**/*.ts'],
     tests: [

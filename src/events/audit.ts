@@ -41,9 +41,10 @@ export interface ArgsSummary {
 export function summarizeArgs(name: string | null, args: unknown): ArgsSummary {
   const cut = { truncated: false };
   const kept = name === 'send_message' && isObject(args) ? messageArgs(args) : args;
-  const piece = summarize(kept, 0, LIMITS.auditArgsMaxBytes - SUMMARY_FRAME_BYTES, cut);
-  const summary: ArgsSummary = { args: piece ? piece.value : null };
-  if (cut.truncated || !piece) {
+  // Never null here: the top's room (~2 KiB) holds any value's cut form (a cut string is at most 770 bytes).
+  const piece = summarize(kept, 0, LIMITS.auditArgsMaxBytes - SUMMARY_FRAME_BYTES, cut)!;
+  const summary: ArgsSummary = { args: piece.value };
+  if (cut.truncated) {
     summary.truncated = true;
     summary.args_bytes = jsonBytes(args);
   }
@@ -57,9 +58,8 @@ export function shownName(name: string): string {
 
 /** decisions §13: never a message's content in a record: who it went to, its kind, its size. */
 function messageArgs(args: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (Object.hasOwn(args, 'to')) out.to = args.to;
-  if (Object.hasOwn(args, 'kind')) out.kind = args.kind;
+  // An absent `to` or `kind` is undefined here, which the summary leaves out as JSON would.
+  const out: Record<string, unknown> = { to: args.to, kind: args.kind };
   if (typeof args.content === 'string') out.content_bytes = Buffer.byteLength(args.content);
   return out;
 }

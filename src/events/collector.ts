@@ -37,11 +37,7 @@ export function createCollector(options: {
       dropped++;
       return;
     }
-    let ids: number[] = EMPTY;
-    if (kingdomIds !== undefined && kingdomIds.length > 0) {
-      ids = [];
-      for (const id of kingdomIds) if (Number.isInteger(id)) ids.push(id);
-    }
+    const ids = kingdomIds?.filter((id) => Number.isInteger(id)) ?? EMPTY;
     kept++;
     events.push({ kind, tick: options.currentTick() | 0, fields: fields !== null && typeof fields === 'object' ? fields : undefined, kingdomIds: ids });
   }

@@ -176,8 +176,7 @@ export class EventHub {
 
   /** A batch from the game thread: numbered, kept and fanned out in this turn. */
   publishBatch(batch: EventBatch): void {
-    if (batch.dropped > 0) this.#dropped += batch.dropped;
-    if (batch.events.length === 0) return;
+    this.#dropped += batch.dropped;
     const atUtc = new Date(batch.at).toISOString();
     const events: StoredEvent[] = new Array<StoredEvent>(batch.events.length);
     for (let i = 0; i < batch.events.length; i++) {
@@ -217,10 +216,8 @@ export class EventHub {
       mark = { view, seq: 0, checked: 0 };
       this.#visible.set(caller.agentId, mark);
     }
-    if (mark.checked < this.#seq) {
-      mark.seq = this.#lastVisibleAfter(caller, mark.checked) ?? mark.seq;
-      mark.checked = this.#seq;
-    }
+    mark.seq = this.#lastVisibleAfter(caller, mark.checked) ?? mark.seq;
+    mark.checked = this.#seq;
     return mark.seq;
   }
 
@@ -229,8 +226,7 @@ export class EventHub {
    * windows growing fourfold, so the cost follows how far back that event is, not the history's size.
    */
   #lastVisibleAfter(caller: CallerContext, after: number): number | null {
-    const oldest = this.#ring.oldestSeq;
-    if (oldest === undefined) return null;
+    const oldest = this.#oldestSeq();
     let upper = this.#seq;
     for (let span = FIRST_LOOK_BACK; upper > after && upper >= oldest; span *= 4) {
       const lower = Math.max(after, upper - span);
@@ -370,7 +366,8 @@ export class EventHub {
     fields: Record<string, unknown> | undefined,
     restrict: Restriction | null,
   ): StoredEvent {
-    const hides = kingdomIds.length > 1 ? (this.#fogHides.get(kind) ?? null) : null;
+    // Only an event naming several kingdoms has a fog form (audience.ts fogClaim).
+    const hides = this.#fogHides.get(kind) ?? null;
     const event = new StoredEvent(++this.#seq, kind, tick, atUtc, kingdomIds, fields, restrict, hides);
     this.#ring.push(event);
     this.#published++;
@@ -382,7 +379,6 @@ export class EventHub {
     for (const subscriber of this.#subscribers) {
       for (const event of events) if (subscriber.wants(event)) subscriber.offer(event);
     }
-    if (this.#waiters.size === 0) return;
     for (const waiter of this.#waiters) {
       for (const event of events) {
         if ((waiter.kinds === null || waiter.kinds.has(event.kind)) && canSee(waiter.caller, event)) {
@@ -393,8 +389,9 @@ export class EventHub {
     }
   }
 
+  /** Called once per waiter: every caller takes it from #waiters, and its timer goes with it. */
   #answer(waiter: Waiter): void {
-    if (!this.#waiters.delete(waiter)) return;
+    this.#waiters.delete(waiter);
     clearTimeout(waiter.timer);
     waiter.lease.release();
     waiter.resolve({ ok: true, value: this.#query(waiter.args, waiter.kinds, waiter.caller) });

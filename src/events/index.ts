@@ -55,8 +55,8 @@ export function createEvents(options: { history: number; maxStreams: number; mul
   });
   let objectives: ObjectiveWatch | null = null;
 
+  // Mounted in front of POST /cmd alone (app.ts `before`): every request it sees is a command.
   const audit: MiddlewareHandler<Env> = async function auditCommand(c, next) {
-    if (c.req.method !== 'POST') return next();
     const t0 = performance.now();
     await next();
     const request = c.get('cmdRequest');

@@ -36,7 +36,8 @@ export class EventRing<T extends { readonly seq: number; readonly bytes: number 
       this.#clear();
       return;
     }
-    while (this.#size > 0 && (this.#size === this.capacity || this.#bytes + bytes > this.maxBytes)) this.#dropOldest();
+    // An empty ring holds 0 bytes and bytes <= maxBytes: the loop stops there.
+    while (this.#size === this.capacity || this.#bytes + bytes > this.maxBytes) this.#dropOldest();
     this.#items[(this.#start + this.#size) % this.capacity] = item;
     this.#size++;
     this.#bytes += bytes;
@@ -66,6 +67,5 @@ export class EventRing<T extends { readonly seq: number; readonly bytes: number 
 
   #clear(): void {
     while (this.#size > 0) this.#dropOldest();
-    this.#start = 0;
   }
 }

@@ -63,11 +63,6 @@ export class Subscriber {
     return this.#ended !== null || this.#ending;
   }
 
-  /** Bytes accepted for this client and not yet taken by its connection. */
-  get bufferedBytes(): number {
-    return this.#pendingBytes + this.#inflightBytes;
-  }
-
   /** Does this subscriber get `event` (its kinds filter, and the audience rule against its caller now)? */
   wants(event: StoredEvent): boolean {
     return (this.kinds === null || this.kinds.has(event.kind)) && canSee(this.caller, event);

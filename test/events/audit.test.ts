@@ -1,13 +1,10 @@
 // decisions §13: a `command` record's args are a summary of at most 2 KiB, whatever was sent:
-// strings cut at 128 characters, each cut a copy (the summary keeps nothing of the body alive), at most
+// strings cut at 128 characters, each cut a copy (audit-memory.test.ts), at most
 // 32 members, 3 levels, then `truncated: true` and `args_bytes`; secret-looking keys redacted;
 // send_message without its content; refusals not recorded at all.
 import fc from 'fast-check';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import t from 'tap';
 import { isAudited, shownName, summarizeArgs } from '../../src/events/audit.ts';
-import { parseCommandBody } from '../../src/http/body.ts';
 import { LIMITS } from '../../src/limits.ts';
 
 const SECRET_LOOKING = /token|secret|password|passwd|authorization|api[_-]?key|cookie/i;
@@ -129,35 +126,143 @@ t.test('names are bounded', async (t) => {
   t.equal(shownName('n'.repeat(1000)), 'n'.repeat(63) + '…');
 });
 
-let gcFunction: (() => void) | undefined;
-function gc(): void {
-  if (!gcFunction) {
-    setFlagsFromString('--expose-gc');
-    gcFunction = runInNewContext('gc') as () => void;
+/** An object whose JSON is exactly `target` bytes: plain padding members, then `key: value` last. */
+function filledObject(target: number, key: string, value: unknown): Record<string, unknown> {
+  const last = bytesOf({ [key]: value }) - 2; // "key":value
+  const room = target - 2 - last; // {} and the last member
+  const count = Math.ceil(room / 137); // "pNN":"<up to 128>", = length + 9
+  const out: Record<string, unknown> = {};
+  let left = room - 9 * count;
+  for (let i = 0; i < count; i++) {
+    const length = Math.ceil(left / (count - i));
+    out[`p${String(i).padStart(2, '0')}`] = 'x'.repeat(length);
+    left -= length;
   }
-  gcFunction();
-  gcFunction();
+  out[key] = value;
+  if (bytesOf(out) !== target) throw new Error(`filledObject: ${bytesOf(out)} bytes, not ${target}`);
+  return out;
 }
 
-t.test('the summary copies what it cuts: it holds nothing of a 1 MB request alive', async (t) => {
-  // Each request carries a distinct 1 MB string, parsed as POST /cmd parses it. A cut of it kept
-  // as a slice (a V8 sliced string) or joined to the cut mark would keep the whole 1 MB.
-  const ROUNDS = 40;
-  const kept: unknown[] = [];
-  gc();
-  const before = process.memoryUsage().heapUsed;
-  for (let i = 0; i < ROUNDS; i++) {
-    const long = `${i}:`.padEnd(1_000_000, String.fromCharCode(97 + (i % 26)));
-    const body = JSON.stringify({ name: long, args: { blob: long, list: [long], [long.slice(0, 500_000)]: 1 } });
-    const request = parseCommandBody(Buffer.from(body));
-    if (request instanceof Error) throw request;
-    kept.push(summarizeArgs(request.name, request.args), shownName(request.name));
+/** A list whose JSON is exactly `target` bytes: plain padding strings, then `value` last. */
+function filledList(target: number, value: unknown): unknown[] {
+  const room = target - 2 - bytesOf(value); // [] and the last item
+  const count = Math.ceil(room / 131); // "<up to 128>", = length + 3
+  const out: unknown[] = [];
+  let left = room - 3 * count;
+  for (let i = 0; i < count; i++) {
+    const length = Math.ceil(left / (count - i));
+    out.push('x'.repeat(length));
+    left -= length;
   }
-  gc();
-  const grown = process.memoryUsage().heapUsed - before;
-  t.ok(
-    grown < 16 * 1024 * 1024,
-    `${ROUNDS} summaries of 1 MB requests hold ${(grown / 1048576).toFixed(1)} MiB (a kept slice would hold ${ROUNDS} MiB or more)`,
+  out.push(value);
+  if (bytesOf(out) !== target) throw new Error(`filledList: ${bytesOf(out)} bytes, not ${target}`);
+  return out;
+}
+
+// `{"args":` + `,"truncated":true,"args_bytes":` + 16 digits + `}`: what a summary adds to its args.
+const ARGS_ROOM = LIMITS.auditArgsMaxBytes - 56;
+
+t.test('the summary holds exactly what fits: args of up to 1992 bytes whole, one byte more cut', async (t) => {
+  const values: Record<string, unknown> = {
+    'a plain string': 'plain',
+    'an empty string': '',
+    'a quote': 'q"uote',
+    'a backslash': 'back\\slash',
+    'a two-byte character': 'é',
+    'a control character': '\u0001',
+    'a surrogate pair': '😀',
+    'a lone surrogate': '\udc00',
+    'DEL (not escaped)': '\u007f',
+    'a string of 128 characters': 'y'.repeat(128),
+    'an integer': 12345,
+    'a negative fraction': -1.5,
+    'an exponent': 1e21,
+    true: true,
+    false: false,
+    null: null,
+    'an empty list': [],
+    'an empty object': {},
+    'a nested list': [1, [2, 'é'], {}],
+    'a nested object': { a: { b: 'c"' }, d: [true, null] },
+  };
+  for (const [what, value] of Object.entries(values)) {
+    for (const [form, make] of [
+      ['object', (n: number) => filledObject(n, 'z', value)],
+      ['list', (n: number) => filledList(n, value)],
+    ] as const) {
+      const whole = make(ARGS_ROOM);
+      t.same(summarizeArgs('x', whole), { args: whole }, `${what}, last in an ${form} of ${ARGS_ROOM} bytes: whole`);
+      const over = make(ARGS_ROOM + 1);
+      const summary = summarizeArgs('x', over);
+      t.equal(summary.truncated, true, `${what}, last in an ${form} of ${ARGS_ROOM + 1} bytes: cut`);
+      t.equal(summary.args_bytes, ARGS_ROOM + 1);
+      t.ok(bytesOf(summary.args) <= ARGS_ROOM, `${what}: the cut args fit (${bytesOf(summary.args)} bytes)`);
+      t.ok(bytesOf(summary) <= LIMITS.auditArgsMaxBytes);
+      if (value === null || typeof value !== 'object') {
+        const kept = summary.args as Record<string, unknown> | unknown[];
+        t.notOk(Array.isArray(kept) ? kept.length === (over as unknown[]).length : 'z' in kept, `${what}: the member that did not fit is left out`);
+      }
+    }
+  }
+  const secret = filledObject(ARGS_ROOM, 'token', 'abcdefghij'); // as long as '<redacted>'
+  t.same(summarizeArgs('x', secret), { args: { ...secret, token: '<redacted>' } }, 'a redacted member counts as its redacted form');
+  const secretOver = summarizeArgs('x', filledObject(ARGS_ROOM + 1, 'token', 'abcdefghij')) as { args: object; truncated: boolean };
+  t.notOk('token' in secretOver.args, 'one byte over: the redacted member is left out');
+  t.equal(secretOver.truncated, true);
+  const longSecret = filledObject(ARGS_ROOM + 1, 'token', 'abcdefghijk');
+  t.same(summarizeArgs('x', longSecret), { args: { ...longSecret, token: '<redacted>' } }, 'its size is the redacted form’s, not the secret’s');
+});
+
+t.test('members, keys and names at their bounds', async (t) => {
+  const list32 = Array.from({ length: 32 }, (_, i) => i);
+  t.same(summarizeArgs('x', { list32 }), { args: { list32 } }, '32 items: whole');
+  t.same(summarizeArgs('x', { list: [...list32, 32] }), { args: { list: list32 }, truncated: true, args_bytes: bytesOf({ list: [...list32, 32] }) }, '33: cut');
+  const object32 = Object.fromEntries(list32.map((i) => [`k${i}`, i]));
+  t.same(summarizeArgs('x', object32), { args: object32 }, '32 members: whole');
+  t.same(summarizeArgs('x', { ...object32, k32: 32 }).args, object32, '33: the 33rd left out');
+  const key64 = 'k'.repeat(64);
+  t.same(summarizeArgs('x', { [key64]: 1 }), { args: { [key64]: 1 } }, 'a key of 64 characters: whole');
+  const key65 = 'k'.repeat(65);
+  t.same(summarizeArgs('x', { [key65]: 1 }), { args: { ['k'.repeat(63) + '…']: 1 }, truncated: true, args_bytes: bytesOf({ [key65]: 1 }) }, '65: cut');
+  const twins = summarizeArgs('x', { ['t'.repeat(70) + 'a']: 1, ['t'.repeat(70) + 'b']: 2, after: 3 });
+  t.same(twins.args, { ['t'.repeat(63) + '…']: 1, after: 3 }, 'two keys cut to the same text: the first is kept, the second left out');
+  t.equal(twins.truncated, true);
+  t.equal(shownName('n'.repeat(64)), 'n'.repeat(64), 'a name of 64 characters: whole');
+  t.equal(shownName('n'.repeat(65)), 'n'.repeat(63) + '…');
+});
+
+t.test('what JSON leaves out or turns into null, the summary does too', async (t) => {
+  const inherited = Object.assign(Object.create({ inherited: 1 }) as Record<string, unknown>, { own: 2 });
+  t.same(summarizeArgs('x', inherited), { args: { own: 2 } }, 'inherited members are not the args’');
+  const odd = { u: undefined, f: () => 1, s: Symbol('s'), kept: 1 };
+  t.same(summarizeArgs('x', odd), { args: { kept: 1 } }, 'undefined, functions and symbols: left out of an object');
+  t.same(summarizeArgs('x', [undefined, () => 1, Symbol('s'), 1n]), { args: [null, null, null, null] }, 'and null in a list');
+  t.same(
+    summarizeArgs('x', { n: 1n, long: 'x'.repeat(200) }),
+    { args: { n: null, long: 'x'.repeat(127) + '…' }, truncated: true, args_bytes: 0 },
+    'args JSON cannot hold: size 0',
   );
-  t.equal(kept.length, ROUNDS * 2);
+  t.equal(summarizeArgs('x', { toJSON: () => undefined, long: 'x'.repeat(200) }).args_bytes, 0, 'args whose JSON is nothing: size 0');
+});
+
+t.test('a cut never splits a surrogate pair, and keeps every other character as it is', async (t) => {
+  const cutOf = (text: string) => (summarizeArgs('x', { s: text }).args as { s: string }).s;
+  t.equal(cutOf('a'.repeat(126) + '\u{10000}' + 'b'.repeat(10)), 'a'.repeat(126) + '…', 'high surrogate U+D800 at the cut: the pair goes');
+  t.equal(cutOf('a'.repeat(126) + '\u{10FFFF}' + 'b'.repeat(10)), 'a'.repeat(126) + '…', 'high surrogate U+DBFF');
+  t.equal(cutOf('a'.repeat(126) + '\ud7ff' + 'b'.repeat(10)), 'a'.repeat(126) + '\ud7ff…', 'U+D7FF is no surrogate');
+  t.equal(cutOf('a'.repeat(126) + '\udc00' + 'b'.repeat(10)), 'a'.repeat(126) + '\udc00…', 'a low surrogate is not the start of a pair');
+  t.equal(
+    cutOf('a'.repeat(10) + '\udc00é😀' + 'b'.repeat(200)),
+    'a'.repeat(10) + '\udc00é😀' + 'b'.repeat(113) + '…',
+    'lone surrogates and others, as they were',
+  );
+});
+
+t.test('send_message: what is missing stays missing; args that are not an object are summarised as sent', async (t) => {
+  t.same(summarizeArgs('send_message', { to: 'ares' }), { args: { to: 'ares' } }, 'no content: no content_bytes');
+  t.same(summarizeArgs('send_message', { content: 'hi' }), { args: { content_bytes: 2 } });
+  t.same(summarizeArgs('send_message', { to: 'ares', content: 42 }), { args: { to: 'ares' } }, 'a content that is not text has no size');
+  t.same(summarizeArgs('send_message', null), { args: null });
+  t.same(summarizeArgs('send_message', ['ares']), { args: ['ares'] });
+  t.same(summarizeArgs('send_message', 'ares'), { args: 'ares' });
 });
