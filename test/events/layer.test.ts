@@ -323,7 +323,7 @@ t.test('start(): a keep-alive comment on idle streams, every eventKeepAliveMs; s
 
 t.test('the audit of POST /cmd: one `command` record per answer but refusals, seen by read_all holders and its sender', async (t) => {
   const events = layer();
-  const answer = (status: number, code: RequestLog['code'], request?: { name: string; args: unknown }, delayMs = 0) =>
+  const answer = (status: number, code: RequestLog['code'], request?: { name: string; args: Record<string, unknown> }, delayMs = 0) =>
     appFor(events, athena, async (c) => {
       if (request) c.set('cmdRequest', request);
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
