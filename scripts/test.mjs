@@ -48,6 +48,8 @@ const noBuild = args.includes('--no-build');
 // ignores TAP_TIMEOUT: a stuck test ends itself (python/tests/conftest.py), and WEDGED_MS bounds the rest.
 const PYTHON = 'python';
 const PYTHON_JOB = 'python/tests (pytest)';
+/** The Python tests are one process of many tests (about 4 min of them beside the node files on a loaded machine). */
+const PYTHON_WEDGED_MS = 15 * 60_000;
 const named = args.filter((a) => !a.startsWith('--'));
 const withPython = named.length === 0 || named.includes(PYTHON);
 const wanted = named.filter((a) => a !== PYTHON);
@@ -117,7 +119,7 @@ const report = (result) => {
 await Promise.all([
   // From the start, beside the clock lane: it is the longest job (about a minute), and its bridges
   // are separate processes that take their CPU share like any file's.
-  ...(withPython ? [runProcess(PYTHON_JOB, [join(ROOT, 'scripts/test-python.mjs')], TIMEOUT_S).then(report)] : []),
+  ...(withPython ? [runProcess(PYTHON_JOB, [join(ROOT, 'scripts/test-python.mjs')], TIMEOUT_S, PYTHON_WEDGED_MS).then(report)] : []),
   ...clock.map((file) => runFile(file).then(report)),
   runQueue(cpu, JOBS, (job) => (Array.isArray(job) ? runGroup(job) : runFile(job).then(report))),
 ]);
@@ -187,7 +189,7 @@ function runFile(file) {
   return runProcess(file, [toBuilt(file)], TIMEOUT_S);
 }
 
-function runProcess(file, argv, timeoutS) {
+function runProcess(file, argv, timeoutS, wedgedMs = WEDGED_MS) {
   const t0 = performance.now();
   const child = spawn(process.execPath, argv, {
     cwd: ROOT,
@@ -207,14 +209,14 @@ function runProcess(file, argv, timeoutS) {
   child.stderr.on('data', (chunk) => (output += chunk));
   // tap ends a file at its own timeouts (TAP_TIMEOUT, and what its tests set, up to 180 s); this only
   // stops a process wedged past all of them, so that a run always ends.
-  const watchdog = setTimeout(() => child.kill('SIGKILL'), WEDGED_MS);
+  const watchdog = setTimeout(() => child.kill('SIGKILL'), wedgedMs);
   return new Promise((resolve) =>
     child.on('close', (code, signal) => {
       clearTimeout(watchdog);
       const counts = countsOf(output);
       const why =
         signal === 'SIGKILL'
-          ? `still running after ${WEDGED_MS / 60_000} min: killed`
+          ? `still running after ${wedgedMs / 60_000} min: killed`
           : signal
             ? `ended by ${signal}`
             : code !== 0
