@@ -202,7 +202,13 @@ t.test('declared kinds: every reason, every bound of a name', async (t) => {
     { kind: 'command', reason: 'only the bridge emits this kind' },
   ]);
   t.equal(KIND_PATTERN.source, '^[a-z][a-z0-9_]{0,63}$');
-  t.same([...gameEmittableKinds(['ping', 'Bad', 'command', 'message', 'world_saved'])].sort(), ['ping', 'rewound', 'world_generated', 'world_loaded', 'world_saved']);
+  t.same([...gameEmittableKinds(['ping', 'Bad', 'command', 'message', 'world_saved'])].sort(), [
+    'ping',
+    'rewound',
+    'world_generated',
+    'world_loaded',
+    'world_saved',
+  ]);
   t.same(allKinds(['ping', 'ping', 'command']), [...BRIDGE_KINDS, 'ping'].sort(), 'sorted, each once');
 });
 
