@@ -135,6 +135,10 @@ export const LIMITS = Object.freeze({
   maxSavepointsMin: 1,
   maxSavepointsMax: 256,
   savepointLabelMaxLength: 64,
+  /** decisions §12: a record stops itself at this size (record_stopped, reason max_bytes). */
+  recordMaxBytes: 256 * 1024 * 1024,
+  /** decisions §12: under realtime, a record's hash line after the first frame past every this many ticks. */
+  recordRealtimeHashTicks: 60,
   /** decisions §12: a lockstep game thread with nothing queued wakes this often anyway (every Atomics wait has a timeout). */
   lockstepIdleWaitMs: 1_000,
   /** decisions §10: the longest a request's log line waits before it is written. */

@@ -13,6 +13,10 @@ export const EXIT = {
   CONFIG: 3,
   /** Nothing answered at the URL, no answer in time, or what answered is not the bridge. */
   UNREACHABLE: 4,
+  /** gcb replay: the record cannot be replayed (missing, cut short, another format or version, not JSON). */
+  RECORD: 5,
+  /** gcb replay: the replay differs from its record (a hash or an answer's code). */
+  DIFFERS: 6,
 } as const;
 
 export const EXIT_BY_CODE = {
@@ -39,6 +43,8 @@ export function exitCodeTable(): string {
     [EXIT.USAGE, 'bad flags or args (gcb serve: any startup refusal, as npm start)'],
     [EXIT.CONFIG, 'no bridge.toml or no token (see --config-dir, --url, GCB_TOKEN)'],
     [EXIT.UNREACHABLE, 'no bridge answered at the URL'],
+    [EXIT.RECORD, 'gcb replay: the record cannot be replayed (missing, cut short, another version, not JSON)'],
+    [EXIT.DIFFERS, 'gcb replay: the replay differs from the record (the first tick and both hashes are printed)'],
     ...Object.entries(EXIT_BY_CODE).map(([code, exit]): [number, string] => [exit, code]),
   ];
   return rows.map(([exit, what]) => `  ${String(exit).padStart(2)}  ${what}`).join('\n');

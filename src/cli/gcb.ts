@@ -73,6 +73,8 @@ export async function runGcb(argv: readonly string[], io: Io = processIo()): Pro
         return await step(rest, io);
       case 'hash':
         return await hash(rest, io);
+      case 'replay':
+        return await replay(rest, io);
       case 'token':
         return token(rest, io);
       case 'events':
@@ -80,7 +82,7 @@ export async function runGcb(argv: readonly string[], io: Io = processIo()): Pro
       case 'mcp':
         return await mcp(rest, io);
       default:
-        throw new UsageError(`unknown command '${sub}' (commands: serve, health, capabilities, call, batch, step, hash, events, token, mcp)`);
+        throw new UsageError(`unknown command '${sub}' (commands: serve, health, capabilities, call, batch, step, hash, replay, events, token, mcp)`);
     }
   } catch (err) {
     return fail(err, io);
@@ -188,6 +190,22 @@ async function hash(argv: string[], io: Io): Promise<Outcome> {
   const json = wantJson(io, values.json);
   const success = await client(values, io).request('world_hash', {});
   return print(io, json ? `${JSON.stringify(success)}\n` : renderHash(success.result as Parameters<typeof renderHash>[0]));
+}
+
+/** decisions §12: `gcb replay FILE`, src/cli/replay.ts. */
+async function replay(argv: string[], io: Io): Promise<Outcome> {
+  const { values, positionals } = parse(argv, { ...CONNECT_OPTIONS, record: { type: 'string' } }, 'replay', true);
+  if (values.help) return print(io, HELP.replay!);
+  const [file, ...extra] = positionals;
+  if (file === undefined || extra.length > 0) throw new UsageError('replay needs one record file: gcb replay episodes/run1.jsonl');
+  const { runReplay } = await import('./replay.ts');
+  return runReplay({
+    file,
+    ...(values.url === undefined ? {} : { client: client(values, io) }),
+    ...(values.record === undefined ? {} : { record: values.record }),
+    out: io.out,
+    err: io.err,
+  });
 }
 
 function parseBatchFile(text: string): unknown[] {

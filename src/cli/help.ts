@@ -21,6 +21,7 @@ commands:
   batch FILE     run up to 32 commands in one frame, from a JSON array (- reads stdin)
   step N         run N simulation ticks now (the lockstep clock, or a paused world)
   hash           the world's 64-bit digest and tick (world_hash)
+  replay FILE    run a recorded episode again and check every hash (episodes/<name>.jsonl)
   events         follow what happens in the world, one line an event, until Ctrl-C (GET /events)
   token          print the token of a config dir, for pasting into a client config; --new: a fresh agent token
   mcp            an MCP server in front of the bridge (stdio, or --http on loopback)
@@ -139,6 +140,23 @@ worlds give equal hashes in any process on any machine: compare two runs, or a r
 ${FINDING}
 
 ${OUTPUT}
+`,
+
+  replay: `usage: gcb replay FILE [--url URL] [--record NAME]
+
+Runs an episode record (record_start ... record_stop wrote it to episodes/<name>.jsonl) again and
+checks every hash in it. Without --url it starts a lockstep bridge of its own in a temporary config
+dir; with --url it uses that bridge (under the lockstep clock, a token holding control_world and
+read_all: GCB_TOKEN). Either way it makes the recorded start world (generate_world with the
+record's seed and size, then steps to its tick), runs each command at its tick and order, and
+compares the world's hash at every hash line.
+
+  --record NAME   record the replay too, as episodes/NAME.jsonl of the replaying bridge: its lines
+                  are the record's own but for \`agent\` (and the savepoint ids of that bridge)
+
+Exit 0 when everything matched. A record that is missing, cut short, of another format or
+mod_version, or not JSON is refused in one line before anything runs (exit 5). The first difference
+(a hash, or an answer's code) is printed with its tick and both sides (exit 6).
 `,
 
   events: `usage: gcb events [--kinds KIND,KIND] [--since SEQ] [--config-dir DIR | --url URL] [--json]

@@ -177,6 +177,16 @@ export class BridgeClient {
     return this.call('savepoint_drop', { id }, options);
   }
 
+  /** decisions §12: record an episode to episodes/<name>.jsonl until recordStop(); `gcb replay` checks it. */
+  async recordStart(name: string, options: RequestOptions = {}): Promise<CommandResult<'record_start'>> {
+    return this.call('record_start', { name }, options);
+  }
+
+  /** decisions §12: end the running record. */
+  async recordStop(options: RequestOptions = {}): Promise<CommandResult<'record_stop'>> {
+    return this.call('record_stop', {}, options);
+  }
+
   /** POST /cmd for any name (a newer bridge's, or one typed at a prompt): the whole success envelope. */
   async request(name: string, args?: Record<string, unknown>, options: RequestOptions = {}): Promise<CommandSuccess> {
     const payload = JSON.stringify(args === undefined ? { name } : { name, args });

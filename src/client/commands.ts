@@ -38,6 +38,8 @@ import type savepoint from '../commands/control/savepoint.ts';
 import type rewind from '../commands/control/rewind.ts';
 import type savepointDrop from '../commands/control/savepoint-drop.ts';
 import type observe from '../commands/read/observe.ts';
+import type recordStart from '../commands/control/record-start.ts';
+import type recordStop from '../commands/control/record-stop.ts';
 
 /** The catalogue (decisions §3), by command name. */
 interface Catalogue {
@@ -77,6 +79,8 @@ interface Catalogue {
   rewind: typeof rewind;
   savepoint_drop: typeof savepointDrop;
   observe: typeof observe;
+  record_start: typeof recordStart;
+  record_stop: typeof recordStop;
 }
 
 export type CommandName = keyof Catalogue;
@@ -114,9 +118,11 @@ export const KEYED_COMMANDS: ReadonlySet<string> = new Set<CommandName>([
   'savepoint',
   'rewind',
   'savepoint_drop',
+  'record_start',
+  'record_stop',
 ]);
 
-/** decisions §8: the commands a batch may hold (not meta, bus, world loading or saving, screenshot, recv_events, batch, step). */
+/** decisions §8: the commands a batch may hold (not meta, bus, world loading or saving, screenshot, recv_events, batch, step, record_start, record_stop). */
 export type BatchableName = Exclude<
   CommandName,
   | 'health'
@@ -133,6 +139,8 @@ export type BatchableName = Exclude<
   | 'recv_events'
   | 'batch'
   | 'step'
+  | 'record_start'
+  | 'record_stop'
 >;
 
 /** One item of `client.batch([...])`, typed by its name. */

@@ -37,6 +37,8 @@ import savepoint from './control/savepoint.ts';
 import rewind from './control/rewind.ts';
 import savepointDrop from './control/savepoint-drop.ts';
 import observe from './read/observe.ts';
+import recordStart from './control/record-start.ts';
+import recordStop from './control/record-stop.ts';
 
 export const COMMANDS: readonly CommandDef[] = [
   health, // 1
@@ -75,4 +77,6 @@ export const COMMANDS: readonly CommandDef[] = [
   rewind, // 34
   savepointDrop, // 35
   observe, // 36 (the fixed-size view for learning agents)
+  recordStart, // 37 (decisions §12: episodes)
+  recordStop, // 38
 ] as unknown as readonly CommandDef[];

@@ -22,8 +22,8 @@ import {
   sharedNow,
   type SharedState,
 } from '../shared/layout.ts';
-import type { ActionMessage, ActionReply, ClockMode } from '../shared/protocol.ts';
-import type { Collector } from '../shared/frame.ts';
+import type { ActionMessage, ActionReply, ClockMode, Place } from '../shared/protocol.ts';
+import type { Collector, PlacedCommand } from '../shared/frame.ts';
 import { hFrameDuration, hFrameItems, hQueueWait, observe } from '../shared/histograms.ts';
 import { JobRegistry } from './jobs.ts';
 import { createPlaces } from './places.ts';
@@ -91,9 +91,7 @@ export function createDrainer(options: DrainerOptions): FrameDrainer {
   const game = options.game as Required<GameModule>;
   const places = createPlaces();
   const maxSavepoints = options.maxSavepoints ?? LIMITS.maxSavepointsDefault;
-
   const reply = createReplier(port, options.events);
-
   const publishTick = () => Atomics.store(control, kTick, game.currentTick() | 0);
   const clock = drainerClock(options, game, jobs, publishTick);
 
@@ -123,13 +121,14 @@ export function createDrainer(options: DrainerOptions): FrameDrainer {
     const handlerStart = now();
     const outcome = guarded(handler, frameEnv(action.input, action.caller), action.input);
     handlerMs += now() - handlerStart;
-    if (outcome instanceof Promise) return void outcome.then(finish);
+    if (outcome instanceof Promise) {
+      reportPlaced(clock, action, place, null); // goes on over later ticks (a pulsed run): placed where it started
+      return void outcome.then(finish);
+    }
     // A refusal in the frame (an unknown asset, a tile off the map) changed nothing and is no
     // record: it gives its place back, so the next command's place does not depend on it.
-    if (place && !outcome.ok && isRefusal(outcome.code)) {
-      places.giveBack();
-      place = undefined;
-    }
+    if (place && !outcome.ok && isRefusal(outcome.code)) place = places.giveBack();
+    reportPlaced(clock, action, place, outcome);
     finish(outcome);
   }
 
@@ -171,6 +170,15 @@ export function createDrainer(options: DrainerOptions): FrameDrainer {
     jobs,
     clock,
   };
+}
+
+/** The clock's command hooks (a recorder), for a command's own step; a phase of a pool command is part of that command. */
+function reportPlaced(clock: DrainerClock, action: ActionMessage, place: Place | undefined, outcome: Outcome<unknown> | null): void {
+  if (place === undefined || action.phase !== 'run') return;
+  const command: PlacedCommand = { place, agent: action.caller.agentId, name: action.command, args: action.input, code: null };
+  if (outcome?.ok === false) command.code = outcome.code;
+  else if (outcome?.ok) command.result = outcome.value;
+  clock.commandPlaced(command);
 }
 
 /**

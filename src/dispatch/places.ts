@@ -6,8 +6,8 @@ import type { Place } from '../shared/protocol.ts';
 export interface Places {
   /** The next place at `tick`. */
   take(tick: number): Place;
-  /** Gives back the place just taken: its entry was refused and changed nothing. */
-  giveBack(): void;
+  /** Gives back the place just taken (its entry was refused and changed nothing): the entry has none. */
+  giveBack(): undefined;
 }
 
 export function createPlaces(): Places {
@@ -23,6 +23,7 @@ export function createPlaces(): Places {
     },
     giveBack() {
       order--;
+      return undefined;
     },
   };
 }

@@ -1,12 +1,14 @@
 // decisions §12: the world's clock on the game thread. The drainer owns one; commands see it as
 // FrameEnv.clock. `step` closes each tick it runs through endTick(); anything that must follow the
 // world tick by tick (a recorder's hashes) or forget it on a world swap (savepoints) hooks in here.
-import type { TickHook, WorldClock } from '../shared/frame.ts';
+import type { CommandHook, PlacedCommand, TickHook, WorldClock } from '../shared/frame.ts';
 import type { ClockMode } from '../shared/protocol.ts';
 
 export interface DrainerClock extends WorldClock {
   /** Realtime: after a frame, runs the tick hooks when the frame moved the tick. */
   afterFrame(): void;
+  /** The drainer: a command kept its place; runs the command hooks. */
+  commandPlaced(command: PlacedCommand): void;
 }
 
 /**
@@ -53,21 +55,24 @@ export function createWorldClock(options: {
   const warn = options.warn ?? (() => {});
   const ticks = new Hooks<Parameters<TickHook>>(warn);
   const swaps = new Hooks<[]>(warn);
+  const commands = new Hooks<Parameters<CommandHook>>(warn);
   let lastTick = options.currentTick();
 
-  const ticked = (tick: number) => {
+  const ticked = (tick: number, movedBy: 'command' | 'frame') => {
     lastTick = tick;
-    ticks.run(tick);
+    ticks.run(tick, movedBy);
   };
 
   return {
     mode: options.mode,
-    endTick: () => ticked(options.closeTick()),
+    endTick: () => ticked(options.closeTick(), 'command'),
     afterFrame() {
       const tick = options.currentTick();
-      if (tick !== lastTick) ticked(tick);
+      if (tick !== lastTick) ticked(tick, 'frame');
     },
     onTick: (hook) => ticks.add(hook),
+    onCommand: (hook) => commands.add(hook),
+    commandPlaced: (command) => commands.run(command),
     onWorldSwap: (hook) => swaps.add(hook),
     worldSwapped() {
       // The new world's tick is where it starts, not a tick that ran.

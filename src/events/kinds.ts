@@ -2,7 +2,7 @@
 // (the sandbox's world kinds, an embedder's) come from its `eventKinds` export.
 
 /** Emitted on the game thread by the bridge's command code, for every game (decisions §7). */
-export const FRAME_KINDS = ['world_generated', 'world_loaded', 'world_saved', 'rewound'] as const;
+export const FRAME_KINDS = ['world_generated', 'world_loaded', 'world_saved', 'rewound', 'record_stopped'] as const;
 
 /**
  * Emitted by the main loop only. A game may not emit them: their audiences are special

@@ -1,6 +1,6 @@
 // The per-frame jobs as a frame handler sees them. The registry itself lives with the dispatcher
 // (src/dispatch/jobs.ts); command modules know only this shape, so they never import dispatch.
-import type { ClockMode, EventBatch } from './protocol.ts';
+import type { ClockMode, EventBatch, Place } from './protocol.ts';
 
 /** A per-frame job: step() runs once a frame and returns true when the job is finished. */
 export interface FrameJob {
@@ -30,8 +30,29 @@ export interface Collector {
   send(batch: EventBatch): void;
 }
 
-/** Called on the game thread after every tick of the world, with the tick just reached. */
-export type TickHook = (tick: number) => void;
+/**
+ * Called on the game thread after every tick of the world, with the tick just reached and what
+ * moved it: a command's own tick (step) or a realtime frame (which may run several ticks at once).
+ */
+export type TickHook = (tick: number, movedBy: 'command' | 'frame') => void;
+
+/**
+ * An action or control command the game thread started, at its place: what a replay must repeat.
+ * `code` is null when its frame step succeeded (or goes on over later ticks: a pulsed run), else
+ * the failure's code.
+ */
+export interface PlacedCommand {
+  place: Place;
+  agent: string;
+  name: string;
+  args: unknown;
+  code: string | null;
+  /** What its frame step returned, when it succeeded at once. */
+  result?: unknown;
+}
+
+/** Called on the game thread once per placed command, in the order of the places. */
+export type CommandHook = (command: PlacedCommand) => void;
 
 /**
  * The world's clock as a frame handler sees it, on the game thread: `step` moves it one tick at a
@@ -50,6 +71,11 @@ export interface WorldClock {
    * the tick. Returns the function that removes it.
    */
   onTick(hook: TickHook): () => void;
+  /**
+   * Runs `hook` for every command that took a place and kept it (a refusal gives its place back),
+   * once its frame step returned. Returns the function that removes it.
+   */
+  onCommand(hook: CommandHook): () => void;
   /** Runs `hook` after every world swap (generate_world, load_world: a different world). Returns the remover. */
   onWorldSwap(hook: () => void): () => void;
   /** Called by the one frame that swaps the world (commands/shared/world-swap.ts). */

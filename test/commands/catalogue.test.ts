@@ -46,13 +46,15 @@ const CATALOGUE: Array<[name: string, category: string, mainThread: boolean, per
   ['savepoint_drop', 'control', true, { all: ['control_world'] }],
   // The fixed-size view for learning agents, fogged like list_cities and query_actors.
   ['observe', 'read', true, { all: ['read_own_faction'] }],
+  ['record_start', 'control', false, { all: ['control_world'] }],
+  ['record_stop', 'control', true, { all: ['control_world'] }],
 ];
 
 t.test(
-  'all 36 commands in catalogue order (28 of v0.3, recv_events and batch of v0.4, 5 of research mode, observe), with category, thread and permission',
+  'all 38 commands in catalogue order (28 of v0.3, recv_events and batch of v0.4, 5 of research mode, observe, 2 of episodes), with category, thread and permission',
   async (t) => {
     const names = COMMANDS.map((c) => c.name);
-    t.equal(names.length, 36);
+    t.equal(names.length, 38);
     t.same(
       names,
       CATALOGUE.map(([name]) => name),

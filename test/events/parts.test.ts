@@ -204,6 +204,7 @@ t.test('declared kinds: every reason, every bound of a name', async (t) => {
   t.equal(KIND_PATTERN.source, '^[a-z][a-z0-9_]{0,63}$');
   t.same([...gameEmittableKinds(['ping', 'Bad', 'command', 'message', 'world_saved'])].sort(), [
     'ping',
+    'record_stopped',
     'rewound',
     'world_generated',
     'world_loaded',

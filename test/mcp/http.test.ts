@@ -45,7 +45,7 @@ const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/j
 // Real bridges and gcb subprocesses: room for a loaded machine.
 t.setTimeout(120_000);
 
-t.test('the sandbox: every command a tool (37 with the full catalogue), calls, did_you_mean, an image', async (t) => {
+t.test('the sandbox: every command a tool (39 with the full catalogue), calls, did_you_mean, an image', async (t) => {
   const b = await startTestBridge(t, { game: SANDBOX_GAME });
   const caps = (await (await b.fetch('/capabilities')).json()) as Capabilities;
   const mcp = await mcpServer(t, b.bridge.url);
@@ -56,19 +56,21 @@ t.test('the sandbox: every command a tool (37 with the full catalogue), calls, d
   t.equal(tools.length, caps.commands.length + 1);
   t.equal(
     tools.length,
-    37,
-    'spec: 29 tools, plus worldbox_recv_events and worldbox_batch of v0.4 (decisions §7, §8), the 5 of research mode (§12) and worldbox_observe',
+    39,
+    'spec: 29 tools, plus worldbox_recv_events and worldbox_batch of v0.4 (decisions §7, §8), the 7 of research mode (§12) and worldbox_observe',
   );
   t.ok(tools.every((tool) => tool.name.startsWith('worldbox_')));
   // decisions §12: every research command is a tool; world_hash only reads.
-  const research = ['step', 'world_hash', 'savepoint', 'rewind', 'savepoint_drop'].map((name) => tools.find((tool) => tool.name === `worldbox_${name}`));
+  const research = ['step', 'world_hash', 'savepoint', 'rewind', 'savepoint_drop', 'record_start', 'record_stop'].map((name) =>
+    tools.find((tool) => tool.name === `worldbox_${name}`),
+  );
   t.ok(
     research.every((tool) => tool !== undefined),
-    'worldbox_step, _world_hash, _savepoint, _rewind and _savepoint_drop',
+    'worldbox_step, _world_hash, _savepoint, _rewind, _savepoint_drop, _record_start and _record_stop',
   );
   t.same(
     research.map((tool) => tool?.annotations?.readOnlyHint),
-    [false, true, false, false, false],
+    [false, true, false, false, false, false, false],
   );
   const hashed = (await client.callTool({ name: 'worldbox_world_hash' })) as CallToolResult;
   t.match(hashed.structuredContent, { tick: Number, hash: /^[0-9a-f]{16}$/ });

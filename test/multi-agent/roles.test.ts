@@ -29,8 +29,9 @@ t.test('role × command', async (t) => {
     step: { ticks: 1 },
     rewind: { id: 1 },
     savepoint_drop: { id: 1 },
+    record_start: { name: 'roles' },
   };
-  t.equal(COMMANDS.length, 36); // 28 of v0.3 + recv_events (decisions §7) + batch (§8) + 5 of research mode (§12) + observe
+  t.equal(COMMANDS.length, 38); // 28 of v0.3 + recv_events (decisions §7) + batch (§8) + 5 of research mode (§12) + observe + 2 of episodes
   for (const role of ['god', 'faction_player', 'observer', 'narrator'] as const) {
     const id = { god: 'zeus', faction_player: 'pawn', observer: 'owl', narrator: 'bard' }[role];
     for (const def of COMMANDS) {

@@ -1,5 +1,5 @@
 // decisions §12 with several agents: a faction player may step (it holds advance_time) but gets no
-// hash, and may not world_hash, savepoint, rewind or savepoint_drop (PERMISSION_DENIED); an observer
+// hash, and may not world_hash, savepoint, rewind, savepoint_drop or record (PERMISSION_DENIED); an observer
 // may world_hash but not step; in a turn-based session a step by a player without the turn is
 // TURN_NOT_YOURS; and the audit record of every command that ran in the world carries its place.
 import t from 'tap';
@@ -23,6 +23,8 @@ t.test('who may step, hash and keep savepoints', async (t) => {
     ['savepoint', {}],
     ['rewind', { id: 1 }],
     ['savepoint_drop', { id: 1 }],
+    ['record_start', { name: 'mine' }],
+    ['record_stop', {}],
   ] as const) {
     const denied = await ma.as('p1', name, args);
     t.equal(denied.status, 403, `faction player: ${name}`);

@@ -27,12 +27,17 @@ export function shownPath(dirs: SavesDirs, path: string): string {
 }
 
 export function checkSaveName(name: string): void {
+  checkFileName('save', name);
+}
+
+/** A save or record name (decisions §11): portable, one path segment, never a device or a hidden file. */
+export function checkFileName(what: 'save' | 'record', name: string): void {
   if (!SAVE_NAME.test(name)) {
-    throw badArgs(`save name '${name}' is not valid: 1 to 64 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit`);
+    throw badArgs(`${what} name '${name}' is not valid: 1 to 64 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit`);
   }
   // So saves stay portable: Windows cannot create these folders (or opens a device instead).
-  if (DEVICE_NAME.test(name)) throw badArgs(`save name '${name}' is a Windows device name (con, prn, aux, nul, com1-9, lpt1-9): pick another`);
-  if (name.endsWith('.') || name.endsWith(' ')) throw badArgs(`save name '${name}' ends in a dot or a space, which Windows drops: pick another`);
+  if (DEVICE_NAME.test(name)) throw badArgs(`${what} name '${name}' is a Windows device name (con, prn, aux, nul, com1-9, lpt1-9): pick another`);
+  if (name.endsWith('.') || name.endsWith(' ')) throw badArgs(`${what} name '${name}' ends in a dot or a space, which Windows drops: pick another`);
 }
 
 /** Is process `pid` running? (EPERM: it is, but another user's.) */

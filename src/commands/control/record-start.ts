@@ -1,0 +1,78 @@
+import { Type } from '@sinclair/typebox';
+import { LIMITS } from '../../limits.ts';
+import { EPISODE_FORMAT, type EpisodeHeader } from '../../shared/episode-format.ts';
+import { checkNotRecording, openRecordFile, Recorder, recordSlotOf } from '../shared/recorder.ts';
+import { recordPath, type RecordPath } from '../shared/episodes.ts';
+import { SAVE_NAME_PATTERN } from '../shared/saves.ts';
+import { defineCommand } from '../define.ts';
+
+export const RecordStartResult = Type.Object({
+  name: Type.String(),
+  path: Type.String({ description: 'episodes/<name>.jsonl, relative to the config dir' }),
+  tick: Type.Integer({ description: 'the tick the record starts at (its header)' }),
+  hash: Type.String({ description: 'world_hash at the start (its header)' }),
+});
+
+interface Begin extends RecordPath {
+  name: string;
+  modVersion: string;
+  game: string;
+}
+
+export default defineCommand({
+  name: 'record_start',
+  category: 'control',
+  description:
+    'Start recording an episode to episodes/<name>.jsonl (mode 0600, replaced if it exists): a header with the seed, ' +
+    'size, tick and world_hash, then every accepted action and control command at its tick and order, and a hash line ' +
+    'after each step. One record at a time; it ends with record_stop, at 256 MiB, or when the world is replaced ' +
+    '(each emits record_stopped). `gcb replay FILE` runs it again and checks every hash.',
+  args: Type.Object(
+    {
+      name: Type.String({
+        maxLength: LIMITS.idMaxLength,
+        pattern: SAVE_NAME_PATTERN,
+        description: 'record name: 1-64 of A-Z a-z 0-9 . _ -, starting with a letter or digit',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  result: RecordStartResult,
+  permission: { all: ['control_world'] },
+  binds: ['stateHash'],
+  requiresMainThread: false,
+  phases: {
+    begin: ({ game, clock, emit }, input: Begin) => {
+      const slot = recordSlotOf(clock);
+      checkNotRecording(slot); // before the file is opened: a refused start truncates nothing
+      const world = game.getWorldState?.();
+      const header: EpisodeHeader = {
+        format: EPISODE_FORMAT,
+        mod_version: input.modVersion,
+        game: input.game,
+        seed: world?.seed ?? null,
+        width: world?.width ?? null,
+        height: world?.height ?? null,
+        tick: game.currentTick(),
+        hash: game.stateHash(),
+      };
+      slot.current = new Recorder({
+        name: input.name,
+        path: input.shown,
+        sink: openRecordFile(input.file, input.shown),
+        header,
+        clock,
+        world: () => ({ tick: game.currentTick(), hash: game.stateHash() }),
+        maxBytes: LIMITS.recordMaxBytes,
+        hashEveryTicks: LIMITS.recordRealtimeHashTicks,
+        onStop: ({ name, path, reason, lines, bytes, tick }) => emit('record_stopped', { name, path, reason, lines, bytes, tick }),
+      });
+      return { name: input.name, path: input.shown, tick: header.tick, hash: header.hash };
+    },
+  },
+  pool: async ({ args, info, frame }) => {
+    const path = await recordPath(info, args.name);
+    const begin: Begin = { ...path, name: args.name, modVersion: info.modVersion, game: info.gameVersion };
+    return frame('begin', begin);
+  },
+});

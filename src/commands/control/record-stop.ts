@@ -1,0 +1,32 @@
+import { Type } from '@sinclair/typebox';
+import { gameRejected } from '../../errors/bridge-error.ts';
+import { recordSlotOf } from '../shared/recorder.ts';
+import { NoArgs, defineCommand } from '../define.ts';
+
+export default defineCommand({
+  name: 'record_stop',
+  category: 'control',
+  description: 'End the running record: its end line (tick and world_hash now) is written and the file closed. Emits record_stopped.',
+  args: NoArgs,
+  result: Type.Object({
+    name: Type.String(),
+    path: Type.String({ description: 'episodes/<name>.jsonl, relative to the config dir' }),
+    lines: Type.Integer({ description: 'lines in the file, header and end line included' }),
+    bytes: Type.Integer(),
+    tick: Type.Integer({ description: 'the tick the record ends at' }),
+    hash: Type.String({ description: 'world_hash at the end' }),
+  }),
+  permission: { all: ['control_world'] },
+  binds: ['stateHash'],
+  requiresMainThread: true,
+  // A batch is one line of the record: a record_stop inside it would end the record it is part of.
+  batchRefusal: () => 'record_stop ends the record a batch would be a line of: send it on its own',
+  frame: ({ clock }) => {
+    const slot = recordSlotOf(clock);
+    const running = slot.current;
+    if (running === null || running.stopped) throw gameRejected('no record is running: record_start { name } starts one', 'NotRecording');
+    slot.current = null;
+    const { name, path, lines, bytes, tick, hash } = running.stop('record_stop');
+    return { name, path, lines, bytes, tick, hash };
+  },
+});
