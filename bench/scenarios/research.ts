@@ -78,7 +78,7 @@ type Client = ReturnType<typeof client>;
 async function rawClient(url: string): Promise<Client> {
   const { port } = new URL(url);
   let socket: Socket | null = null;
-  let buffered = Buffer.alloc(0);
+  let buffered: Buffer = Buffer.alloc(0);
   let waiting: { request: string; answer: (status: number, body: Buffer) => void } | null = null;
   const open = async (): Promise<Socket> => {
     const next = connect(Number(port), '127.0.0.1');

@@ -78,7 +78,7 @@ async function startChild(t: Test, fps: number): Promise<Bridge> {
     () => {
       if (child.exitCode !== null) throw new Error(`the bridge exited with ${child.exitCode}: ${stderr}`);
       const runtime = readRuntime(dir);
-      if (runtime?.pid === child.pid && runtime.url) url = runtime.url;
+      if (runtime !== undefined && runtime.pid === child.pid && runtime.url) url = runtime.url;
       return url !== undefined;
     },
     120_000,
