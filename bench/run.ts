@@ -16,6 +16,7 @@ import { batchScenario } from './scenarios/batch.ts';
 import { fairScenario } from './scenarios/fair.ts';
 import { hostileMemoryScenario } from './scenarios/hostile-memory.ts';
 import { pettingzooScenario } from './scenarios/pettingzoo.ts';
+import { researchScenario } from './scenarios/research.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
 // --quick: every row, from shorter runs (1 s, as short as a run on a fresh bridge with no warm-up
@@ -390,6 +391,7 @@ if (want('fair')) await scenario('fair', () => fairScenario(rows, raw, Math.max(
 if (want('hostile-memory')) await scenario('hostile-memory', () => hostileMemoryScenario(rows, raw, quick));
 // At least 3 s: the env's bridge and first world start before the timed loop, which resets as episodes end.
 if (want('pettingzoo')) await scenario('pettingzoo', () => pettingzooScenario(rows, raw, Math.max(3, DURATION)));
+if (want('research')) await scenario('research', () => researchScenario(rows, raw, quick));
 raw.elapsedS = elapsedS;
 
 const machine = {

@@ -47,6 +47,8 @@ export const TYPICAL_SECONDS = {
   'test/log/flush-sigint.test.ts': 6,
   'test/hardening/bind-and-config.test.ts': 5,
   'test/commands/observe.test.ts': 8,
+  // Two bridge processes and 1,000 steps (35 s compiled at load 13).
+  'test/research/two-process-determinism.test.ts': 35,
 };
 
 /**
@@ -176,6 +178,7 @@ export const SHARED_PROCESS = new Set([
   'test/multi-agent/reload.test.ts',
   'test/multi-agent/roles.test.ts',
   'test/multi-agent/session.test.ts',
+  'test/research/version.test.ts',
   'test/session/pool-calls.test.ts',
   'test/session/reads.test.ts',
   'test/session/reload.test.ts',

@@ -37,7 +37,7 @@ __all__ = [
     "find_bridge_command",
 ]
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"
 
 
 def raw_env(
