@@ -1,7 +1,9 @@
 // The PettingZoo env (python/): AEC agent steps per second with 2 agents, random legal actions,
 // ticks_per_cycle 1 and the env starting its own bridge, as PettingZoo's performance_benchmark loops;
 // and the share of a step spent waiting for the bridge against the Python side (python/bench/steps.py
-// times every request). Goal 1000 steps/s, floor 500. Runs in the venv of scripts/python-venv.mjs.
+// times every request), with the CPU of each: the bridge's main thread (HTTP, dispatch) and its other
+// threads (the game thread's commands and ticks), Python's HTTP client, decoding and the rest. Goal
+// 1000 steps/s, floor 500. Runs in the venv of scripts/python-venv.mjs.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Row } from '../lib/report.ts';
@@ -19,8 +21,12 @@ interface StepsResult {
   bridge_us_per_step: number;
   python_us_per_step: number;
   python_cpu_us_per_step: number;
+  python_http_cpu_us_per_step: number;
+  python_decode_cpu_us_per_step: number;
   bridge_cpu_us_per_step: number;
+  bridge_main_cpu_us_per_step: number;
   whoami_round_trips_per_s: number;
+  loadavg_before: [number, number, number];
   load1: number;
 }
 
@@ -35,6 +41,8 @@ export async function pettingzooScenario(rows: Row[], raw: Record<string, unknow
   const result = JSON.parse(run(python, ['python/bench/steps.py', '--seconds', String(duration), '--agents', '2', '--ticks', '1'])) as StepsResult;
   raw.pettingzoo = result;
   const share = Math.round(result.bridge_share * 100);
+  const us = (value: number) => value.toFixed(0);
+  const pythonRest = result.python_cpu_us_per_step - result.python_http_cpu_us_per_step - result.python_decode_cpu_us_per_step;
   rows.push({
     scenario: 'PettingZoo AEC agent steps/s (2 agents, random legal actions, ticks_per_cycle 1, own bridge)',
     value: result.steps_per_s,
@@ -42,10 +50,12 @@ export async function pettingzooScenario(rows: Row[], raw: Record<string, unknow
     target: `≥ ${GOAL}/s (floor ${FLOOR})`,
     ok: result.steps_per_s >= GOAL,
     note:
-      `bridge ${share}% / Python ${100 - share}% of a step (${result.bridge_us_per_step.toFixed(0)} / ${result.python_us_per_step.toFixed(0)} µs; ` +
-      `CPU a step: bridge ${result.bridge_cpu_us_per_step.toFixed(0)} µs, Python ${result.python_cpu_us_per_step.toFixed(0)} µs); ` +
+      `bridge ${share}% / Python ${100 - share}% of a step (${us(result.bridge_us_per_step)} / ${us(result.python_us_per_step)} µs); ` +
+      `CPU a step: bridge ${us(result.bridge_cpu_us_per_step)} µs (main thread ${us(result.bridge_main_cpu_us_per_step)}, ` +
+      `other threads ${us(result.bridge_cpu_us_per_step - result.bridge_main_cpu_us_per_step)}), Python ${us(result.python_cpu_us_per_step)} µs ` +
+      `(HTTP client ${us(result.python_http_cpu_us_per_step)}, decoding ${us(result.python_decode_cpu_us_per_step)}, the rest ${us(pythonRest)}); ` +
       `${result.requests_per_step.toFixed(2)} requests a step; the same client's whoami round trips ${result.whoami_round_trips_per_s.toFixed(0)}/s; ` +
-      `${result.resets} resets; load1 ${result.load1.toFixed(1)}`,
+      `${result.resets} resets; load average ${result.loadavg_before.map((l) => l.toFixed(1)).join(' ')} before, ${result.load1.toFixed(1)} after`,
   });
   process.stderr.write(`  pettingzoo: ${result.steps_per_s.toFixed(0)} steps/s, bridge ${share}% of a step\n`);
 }

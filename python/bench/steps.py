@@ -1,6 +1,9 @@
 """AEC agent steps per second: PettingZoo's performance_benchmark loop (random legal actions, a reset
 whenever every agent is done) on an env that starts its own bridge, with the time each request spent
-waiting for the bridge summed apart from the rest. Prints one JSON object.
+waiting for the bridge summed apart from the rest, and the CPU of each side: the bridge's main thread
+(HTTP, credentials, dispatch) and its other threads (the game thread running the commands and ticks,
+and V8's helpers), and Python's in the HTTP client (socket calls included), in decoding observations,
+and in the rest (the env's and PettingZoo's bookkeeping, the random agent). Prints one JSON object.
 
     python python/bench/steps.py [--seconds 10] [--agents 2] [--ticks 1]
 """
@@ -17,12 +20,14 @@ import numpy as np
 
 import gcb_env
 from gcb_env._http import Connection
+from gcb_env._session import Session
 
 
-def cpu_seconds(pid: int) -> float:
-    """User and system CPU of a process and its threads so far (Linux), or NaN."""
+def cpu_seconds(pid: int, tid: int | None = None) -> float:
+    """User and system CPU of a process and its threads so far, or of one thread (Linux), or NaN."""
+    path = f"/proc/{pid}/stat" if tid is None else f"/proc/{pid}/task/{tid}/stat"
     try:
-        with open(f"/proc/{pid}/stat") as f:
+        with open(path) as f:
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
@@ -36,16 +41,26 @@ def main() -> None:
     parser.add_argument("--ticks", type=int, default=1)
     args = parser.parse_args()
 
-    waited = [0.0, 0]
+    waited = [0.0, 0]  # wall seconds in requests, requests
+    spent = {"http": 0.0, "decode": 0.0}  # this thread's CPU seconds
     request = Connection.request
+    view = Session._view
 
     def timed(self, *a, **kw):
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.thread_time()
         try:
             return request(self, *a, **kw)
         finally:
             waited[0] += time.perf_counter() - started
             waited[1] += 1
+            spent["http"] += time.thread_time() - cpu_started
+
+    def timed_view(self, *a, **kw):
+        cpu_started = time.thread_time()
+        try:
+            return view(self, *a, **kw)
+        finally:
+            spent["decode"] += time.thread_time() - cpu_started
 
     env = gcb_env.env(seed=1, n_agents=args.agents, ticks_per_cycle=args.ticks)
     try:
@@ -61,10 +76,13 @@ def main() -> None:
         reference = trips / (time.perf_counter() - began)
         # The bridge's start and first world are not steps.
         Connection.request = timed
+        Session._view = timed_view
         steps = resets = 0
         bridge_pid = env.unwrapped._session.bridge.process.pid
         bridge_cpu = cpu_seconds(bridge_pid)
-        cpu = time.process_time()
+        bridge_main_cpu = cpu_seconds(bridge_pid, bridge_pid)
+        times = os.times()
+        load_before = os.getloadavg()
         start = time.perf_counter()
         while time.perf_counter() - start < args.seconds:
             for agent in env.agent_iter(env.num_agents):
@@ -79,11 +97,15 @@ def main() -> None:
                     env.reset()
                     resets += 1
         elapsed = time.perf_counter() - start
-        cpu = time.process_time() - cpu
+        ended = os.times()
+        user, system = ended.user - times.user, ended.system - times.system
         bridge_cpu = cpu_seconds(bridge_pid) - bridge_cpu
+        bridge_main_cpu = cpu_seconds(bridge_pid, bridge_pid) - bridge_main_cpu
     finally:
         Connection.request = request
+        Session._view = view
         env.close()
+    per_step = 1e6 / steps
     print(
         json.dumps(
             {
@@ -94,11 +116,17 @@ def main() -> None:
                 "requests_per_step": waited[1] / steps,
                 "bridge_share": waited[0] / elapsed,
                 "python_share": 1 - waited[0] / elapsed,
-                "bridge_us_per_step": waited[0] / steps * 1e6,
-                "python_us_per_step": (elapsed - waited[0]) / steps * 1e6,
-                "python_cpu_us_per_step": cpu / steps * 1e6,
-                "bridge_cpu_us_per_step": bridge_cpu / steps * 1e6,
+                "bridge_us_per_step": waited[0] * per_step,
+                "python_us_per_step": (elapsed - waited[0]) * per_step,
+                "python_cpu_us_per_step": (user + system) * per_step,
+                "python_sys_cpu_us_per_step": system * per_step,
+                "python_http_cpu_us_per_step": spent["http"] * per_step,
+                "python_decode_cpu_us_per_step": spent["decode"] * per_step,
+                "bridge_cpu_us_per_step": bridge_cpu * per_step,
+                "bridge_main_cpu_us_per_step": bridge_main_cpu * per_step,
                 "whoami_round_trips_per_s": reference,
+                "loadavg_before": load_before,
+                "loadavg_after": os.getloadavg(),
                 "load1": os.getloadavg()[0],
             }
         )

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import base64
+import binascii
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from gymnasium import spaces
@@ -21,9 +21,12 @@ _CELL_MAX = 65535.0  # the observe command caps per-cell counts there
 _COORD_MAX = 1024.0  # 16 zones of 64 tiles, the largest world generate_world makes
 
 
-def _decode(field: dict) -> np.ndarray:
-    array = np.frombuffer(base64.b64decode(field["base64"]), dtype=_DTYPES[field["dtype"]])
-    return array.reshape(field["shape"])
+def _decode(encoded: dict, size: int) -> np.ndarray:
+    """One array of the observe answer, flat; its size checked against the layout's."""
+    array = np.frombuffer(binascii.a2b_base64(encoded["base64"]), dtype=_DTYPES[encoded["dtype"]])
+    if array.size != size:
+        raise ValueError(f"an observe array of shape {encoded['shape']} where the layout expects {size} values")
+    return array
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,8 @@ class Layout:
 
     grid: int
     anchors: int
+    # Masks already made, by (alive, which anchors exist): a few kinds repeat over a whole episode.
+    _masks: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def cells(self) -> int:
@@ -87,26 +92,31 @@ class Layout:
 
     def flatten(self, answer: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The observe answer as (flat observation, counts, anchors)."""
+        c = self.cells
+        n = len(COUNTS)
         out = np.empty(self.size, dtype=np.float32)
-        s = self.slices
-        out[s["tiles"]] = _decode(answer["tiles"]).ravel()
-        out[s["own"].start : s["wild"].stop] = _decode(answer["actors"]).ravel()
-        out[s["territory"]] = _decode(answer["territory"]).ravel()
-        counts = _decode(answer["counts"])
-        out[s["counts"]] = counts
-        anchors = _decode(answer["anchors"])
-        out[s["anchors"]] = anchors.ravel()
-        return out, counts, anchors
+        out[:c] = _decode(answer["tiles"], c)
+        out[c : 4 * c] = _decode(answer["actors"], 3 * c)
+        out[4 * c : 5 * c] = _decode(answer["territory"], c)
+        counts = _decode(answer["counts"], n)
+        out[5 * c : 5 * c + n] = counts
+        anchors = _decode(answer["anchors"], 2 * self.anchors)
+        out[5 * c + n :] = anchors
+        return out, counts, anchors.reshape(self.anchors, 2)
 
     def mask(self, counts: np.ndarray, anchors: np.ndarray) -> np.ndarray:
         """Legal now: the no-op always; the other actions at an anchor that exists while the kingdom lives."""
-        mask = np.zeros(self.n_actions, dtype=np.int8)
-        mask[0] = 1
-        if counts[0] == 1:
-            present = (anchors[:, 0] >= 0).astype(np.int8)
-            for kind in range(3):
-                mask[1 + kind * self.anchors : 1 + (kind + 1) * self.anchors] = present
-        return mask
+        alive = bool(counts[0] == 1)
+        present = (anchors[:, 0] >= 0).tobytes()
+        made = self._masks.get((alive, present))
+        if made is None:
+            made = np.zeros(self.n_actions, dtype=np.int8)
+            made[0] = 1
+            if alive:
+                made[1:] = np.tile(np.frombuffer(present, dtype=np.bool_), 3)
+            self._masks[(alive, present)] = made
+        # A copy: the mask handed out is the caller's to change.
+        return made.copy()
 
 
 class InvalidAction(ValueError):
@@ -115,6 +125,10 @@ class InvalidAction(ValueError):
 
 def checked_action(layout: Layout, agent: str, action: object, mask: np.ndarray) -> int:
     """The action as an int, or InvalidAction naming the agent and the action."""
+    if type(action) is int or isinstance(action, np.integer):
+        value = int(action)  # type: ignore[arg-type]
+        if 0 <= value < layout.n_actions and mask[value] != 0:
+            return value
     legal = np.flatnonzero(mask).tolist()
     if action is None:
         raise InvalidAction(f"{agent}: no action (None), but {agent} is neither terminated nor truncated; legal actions now: {legal}")

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,22 +32,8 @@ def requests(monkeypatch):
     return sent
 
 
-@pytest.fixture(scope="module")
-def owner():
-    """An env with its own bridge, which the tests below also reach by url as guests."""
-    env = gcb_env.env(seed=1)
-    env.reset(seed=8)
-    yield env
-    env.close()
-
-
-def tokens_of(env) -> dict:
-    bridge = env.unwrapped._session.bridge
-    return {**bridge.tokens, "god": bridge.god_token}
-
-
-def test_bad_actions_raise_and_send_nothing(owner, requests):
-    env = owner
+def test_bad_actions_raise_and_send_nothing(shared_bridge, requests):
+    env = shared_bridge.env()
     env.reset(seed=8)
     agent = env.agent_selection
     mask = env.last()[0]["action_mask"]
@@ -62,10 +51,11 @@ def test_bad_actions_raise_and_send_nothing(owner, requests):
     assert requests == [], "nothing reaches the bridge"
     assert env.agent_selection == agent, "the turn did not move"
     assert env.unwrapped.world_hash() == before
+    env.close()
 
 
-def test_parallel_bad_action_sends_nothing_for_anyone(owner, requests):
-    env = gcb_env.parallel_env(url=owner.unwrapped._session.bridge.url, tokens=tokens_of(owner))
+def test_parallel_bad_action_sends_nothing_for_anyone(shared_bridge, requests):
+    env = shared_bridge.parallel_env()
     try:
         obs, _ = env.reset(seed=8)
         masked = int(np.flatnonzero(obs["kingdom_1"]["action_mask"] == 0)[0])
@@ -103,7 +93,7 @@ def test_a_dead_bridge_is_named_within_5_s():
 
 def test_close_waits_for_the_bridge_and_removes_its_dir():
     env = gcb_env.parallel_env(seed=1)
-    env.reset(seed=3)
+    env.unwrapped.world_hash()  # starts the bridge, and makes no world
     bridge = env.unwrapped._session.bridge
     env.close()
     assert bridge.process.returncode is not None, "close() returned after the process exited"
@@ -112,9 +102,9 @@ def test_close_waits_for_the_bridge_and_removes_its_dir():
         os.killpg(bridge.process.pid, 0)  # nothing of its process group is left
 
 
-def test_url_and_tokens_are_checked_at_construction(owner):
-    bridge = owner.unwrapped._session.bridge
-    good = tokens_of(owner)
+def test_url_and_tokens_are_checked_at_construction(shared_bridge):
+    bridge = shared_bridge.process
+    good = shared_bridge.tokens
 
     with pytest.raises(gcb_env.BridgeUnreachable, match="no bridge answers at http://127.0.0.1:9"):
         gcb_env.env(url="http://127.0.0.1:9", tokens=good)
@@ -139,12 +129,13 @@ def test_url_and_tokens_are_checked_at_construction(owner):
 CHILD = """
 import sys, time, gcb_env
 env = gcb_env.parallel_env(seed=1)
-env.reset(seed=2)
+env.world_hash()  # starts the bridge
 bridge = env.unwrapped._session.bridge
 print(bridge.process.pid, bridge.dir, flush=True)
 if sys.argv[1] == "wait":
     time.sleep(60)
 """
+ENDINGS = ["exit", "sigkill"]
 
 
 def _gone(pid: int, within: float) -> bool:
@@ -158,25 +149,31 @@ def _gone(pid: int, within: float) -> bool:
     return False
 
 
-@pytest.mark.parametrize("ending", ["exit", "sigkill"])
-def test_no_bridge_outlives_its_python_process(ending):
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    child = subprocess.Popen([sys.executable, "-c", CHILD, "wait" if ending == "sigkill" else "exit"], stdout=subprocess.PIPE, text=True)
-    try:
-        pid, folder = child.stdout.readline().split()
-        if ending == "sigkill":
-            child.kill()  # no atexit, no close(): the bridge learns of it from the kernel
-        child.wait(30)
-        assert _gone(int(pid), 10), f"bridge {pid} still running after its Python process ended ({ending})"
-        if ending == "exit":
-            assert not Path(folder).exists(), "atexit removed the dir"
-        else:
-            assert Path(folder).exists()
-            remove_stale_dirs()  # what the next env to start does first
-            assert not Path(folder).exists(), "a dead owner's dir is removed"
-    finally:
+@pytest.fixture(scope="module")
+def children():
+    """A Python process for each ending, started together: each waits seconds for its bridge."""
+    started = {
+        ending: subprocess.Popen([sys.executable, "-c", CHILD, "wait" if ending == "sigkill" else "exit"], stdout=subprocess.PIPE, text=True)
+        for ending in ENDINGS
+    }
+    yield started
+    for child in started.values():
         if child.poll() is None:
             child.kill()
+            child.wait()
+
+
+@pytest.mark.parametrize("ending", ENDINGS)
+def test_no_bridge_outlives_its_python_process(children, ending):
+    child = children[ending]
+    pid, folder = child.stdout.readline().split()
+    if ending == "sigkill":
+        child.kill()  # no atexit, no close(): the bridge learns of it from the kernel
+    child.wait(30)
+    assert _gone(int(pid), 10), f"bridge {pid} still running after its Python process ended ({ending})"
+    if ending == "exit":
+        assert not Path(folder).exists(), "atexit removed the dir"
+    else:
+        assert Path(folder).exists()
+        remove_stale_dirs()  # what the next env to start does first
+        assert not Path(folder).exists(), "a dead owner's dir is removed"

@@ -11,8 +11,9 @@ from conftest import legal_action
 CYCLES = 1000
 
 
-def test_parallel_runs_match_cycle_by_cycle():
-    first = gcb_env.parallel_env(seed=99, ticks_per_cycle=1, max_cycles=CYCLES, hash_each_cycle=True)
+def test_parallel_runs_match_cycle_by_cycle(shared_bridge):
+    # Two bridge processes: the shared one, and the second env's own.
+    first = shared_bridge.parallel_env(seed=99, ticks_per_cycle=1, max_cycles=CYCLES, hash_each_cycle=True)
     second = gcb_env.parallel_env(seed=99, ticks_per_cycle=1, max_cycles=CYCLES, hash_each_cycle=True)
     try:
         obs_a, infos_a = first.reset(seed=1234)
@@ -46,8 +47,8 @@ def test_parallel_runs_match_cycle_by_cycle():
         second.close()
 
 
-def test_reset_with_the_same_seed_rewinds_to_the_same_world():
-    env = gcb_env.parallel_env(seed=5, ticks_per_cycle=3)
+def test_reset_with_the_same_seed_rewinds_to_the_same_world(shared_bridge):
+    env = shared_bridge.parallel_env(seed=5, ticks_per_cycle=3)
     try:
         start, _ = env.reset(seed=77)
         start_hash = env.world_hash()

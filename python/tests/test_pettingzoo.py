@@ -17,9 +17,9 @@ def test_installed_as_a_package():
 
 
 @pytest.fixture(scope="module")
-def aec_env():
-    """One AEC env (and bridge) for the API test and the long episode: each resets it first."""
-    env = gcb_env.env(seed=7, ticks_per_cycle=1, max_cycles=1000)
+def aec_env(shared_bridge):
+    """One AEC env for the API test and the long episode: each resets it first."""
+    env = shared_bridge.env(seed=7, ticks_per_cycle=1, max_cycles=1000)
     yield env
     env.close()
 
@@ -33,21 +33,21 @@ def test_seed():
     seed_test(lambda: gcb_env.env(seed=3, ticks_per_cycle=2), num_cycles=500)
 
 
-def test_parallel_api():
-    env = gcb_env.parallel_env(seed=11, ticks_per_cycle=1)
+def test_parallel_api(shared_bridge):
+    env = shared_bridge.parallel_env(seed=11, ticks_per_cycle=1)
     try:
         parallel_api_test(env, num_cycles=400)
     finally:
         env.close()
 
 
-def test_render_rgb_array():
+def test_render_rgb_array(shared_bridge):
     # render_test first builds an env with render_mode="human" only to read metadata["render_modes"];
     # this env draws rgb_array alone, so every env it builds draws rgb_array.
     made = []
 
     def env_fn(render_mode=None):
-        env = gcb_env.env(seed=5, render_mode="rgb_array")
+        env = shared_bridge.env(seed=5, render_mode="rgb_array")
         made.append(env)
         return env
 

@@ -1,47 +1,72 @@
-"""Four envs at once, each in its own process with its own bridge: no port, dir or token shared, and
-the same world hashes as the same seeds run one after another."""
+"""Four envs at once, each in its own process with its own bridge, as docs/research.md runs them (a
+Gymnasium AsyncVectorEnv of one kingdom each): no port, dir or token shared, and the same world
+hashes as the same seeds run one after another."""
 
 from __future__ import annotations
 
-import multiprocessing
+import os
 import pickle
 import time
-from concurrent.futures import ProcessPoolExecutor
 
+import gymnasium
 import numpy as np
 
 import gcb_env
+from conftest import legal_action
 
 SEEDS = [101, 202, 303, 404]
 CYCLES = 40
 
 
-def episode(seed: int, env=None) -> dict:
-    """CYCLES cycles of seeded legal actions on the world of `seed`; the hash after each cycle."""
-    own = env is None
-    if own:
-        env = gcb_env.parallel_env(seed=seed, ticks_per_cycle=2, hash_each_cycle=True)
-    began = time.time()
-    try:
-        obs, _ = env.reset(seed=seed)
-        rng = np.random.default_rng(seed)
-        hashes = []
-        for _ in range(CYCLES):
-            actions = {agent: int(rng.choice(np.flatnonzero(obs[agent]["action_mask"]))) for agent in env.agents}
-            obs, *_ = env.step(actions)
-            hashes.append(env.last_hash)
-        bridge = env.unwrapped._session.bridge
+class OneKingdom(gymnasium.Env):
+    """kingdom_0 of a gcb_env Parallel env as a Gymnasium env; the other kingdoms pass (action 0).
+    The wrapper of docs/research.md, "Many environments"."""
+
+    def __init__(self, **options):
+        self.env = gcb_env.parallel_env(**options)
+        self.agent = self.env.possible_agents[0]
+        self.observation_space = self.env.observation_space(self.agent)
+        self.action_space = self.env.action_space(self.agent)
+
+    def reset(self, *, seed=None, options=None):
+        observations, infos = self.env.reset(seed=seed)
+        return observations[self.agent], infos[self.agent]
+
+    def step(self, action):
+        actions = {agent: 0 for agent in self.env.agents}
+        actions[self.agent] = int(action)
+        observations, rewards, terminations, truncations, infos = self.env.step(actions)
+        a = self.agent
+        return observations[a], rewards[a], terminations[a], truncations[a], infos[a]
+
+    def close(self):
+        self.env.close()
+
+
+class ReportingKingdom(OneKingdom):
+    """What the test reads of each worker: the world hash after each cycle, and what its bridge was given."""
+
+    def step(self, action):
+        observation, reward, terminated, truncated, info = super().step(action)
+        return observation, reward, terminated, truncated, {**info, "world_hash": self.env.last_hash}
+
+    def bridge_facts(self) -> dict:
+        bridge = self.env.unwrapped._session.bridge
         return {
-            "hashes": hashes,
+            "worker": os.getpid(),
+            "pid": bridge.process.pid,
             "port": bridge.port,
             "dir": str(bridge.dir),
             "tokens": [*bridge.tokens.values(), bridge.god_token],
-            "began": began,
-            "ended": time.time(),
         }
-    finally:
-        if own:
-            env.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def test_an_env_not_yet_reset_pickles():
@@ -54,21 +79,41 @@ def test_an_env_not_yet_reset_pickles():
     assert wrapped.unwrapped._session.bridge is None
 
 
-def test_four_envs_in_four_processes():
-    with ProcessPoolExecutor(max_workers=len(SEEDS), mp_context=multiprocessing.get_context("spawn")) as pool:
-        runs = list(pool.map(episode, SEEDS))
-
-    assert max(r["began"] for r in runs) < min(r["ended"] for r in runs), "the four ran at the same time"
-    assert len({r["port"] for r in runs}) == len(SEEDS), "ports"
-    assert len({r["dir"] for r in runs}) == len(SEEDS), "dirs"
-    tokens = [token for r in runs for token in r["tokens"]]
-    assert len(set(tokens)) == len(tokens), "tokens"
-
-    # The same seeds, one after another, in one env of this process.
-    env = gcb_env.parallel_env(seed=0, ticks_per_cycle=2, hash_each_cycle=True)
+def test_four_envs_in_four_processes(shared_bridge):
+    options = {"ticks_per_cycle": 2, "hash_each_cycle": True}
+    vec = gymnasium.vector.AsyncVectorEnv([lambda: ReportingKingdom(**options) for _ in SEEDS], context="spawn")
     try:
-        for seed, run in zip(SEEDS, runs):
-            assert episode(seed, env)["hashes"] == run["hashes"], f"seed {seed}"
+        observations, _ = vec.reset(seed=SEEDS)
+        rng = np.random.default_rng(0)
+        played, hashes = [], []
+        for cycle in range(CYCLES):
+            actions = [legal_action(rng, mask) for mask in observations["action_mask"]]
+            observations, _rewards, terminated, truncated, infos = vec.step(actions)
+            assert not terminated.any() and not truncated.any(), f"cycle {cycle}: an episode ended, so a worker reset"
+            played.append(actions)
+            hashes.append(list(infos["world_hash"]))
+        facts = vec.call("bridge_facts")
+        assert all(_alive(f["pid"]) for f in facts), "the four bridges run at the same time"
+    finally:
+        vec.close()
+
+    assert len({f["worker"] for f in facts} - {os.getpid()}) == len(SEEDS), "four worker processes"
+    assert len({f["port"] for f in facts}) == len(SEEDS), "ports"
+    assert len({f["dir"] for f in facts}) == len(SEEDS), "dirs"
+    tokens = [token for f in facts for token in f["tokens"]]
+    assert len(set(tokens)) == len(tokens), "tokens"
+    deadline = time.monotonic() + 10
+    while any(_alive(f["pid"]) for f in facts) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(f["pid"]) for f in facts), "closing the vector env stopped every bridge"
+
+    # The same seeds and actions, one after another, in one env of this process.
+    env = ReportingKingdom(url=shared_bridge.url, tokens=shared_bridge.tokens, **options)
+    try:
+        for n, seed in enumerate(SEEDS):
+            env.reset(seed=seed)
+            alone = [env.step(actions[n])[4]["world_hash"] for actions in played]
+            assert alone == [cycle[n] for cycle in hashes], f"seed {seed}"
     finally:
         env.close()
-    assert len({tuple(r["hashes"]) for r in runs}) == len(SEEDS), "four seeds, four histories"
+    assert len({tuple(cycle[n] for cycle in hashes) for n in range(len(SEEDS))}) == len(SEEDS), "four seeds, four histories"

@@ -1,6 +1,7 @@
 // The observe read for the sandbox: the map folded into a fixed grid of cells, whatever the world's
-// size, in one pass over the tiles and one over the actors, so that a learning agent gets its whole
-// view in one call. Read-only: nothing here touches the state the simulation relies on.
+// size, so that a learning agent gets its whole view in one call. Read-only: nothing here touches
+// the state the simulation relies on.
+import { Buffer } from 'node:buffer';
 import { TILES } from './assets.ts';
 import type { World } from './world.ts';
 import type { GridObservation, GridView } from '../shared/game-module.ts';
@@ -14,43 +15,25 @@ function cellIndex(tiles: number, cells: number): Int32Array {
   return of;
 }
 
-export function observeWorld(w: World, view: GridView): GridObservation {
-  const cells = view.cells;
-  const area = cells * cells;
-  const cellX = cellIndex(w.width, cells);
-  const cellY = cellIndex(w.height, cells);
-  const kingdom = view.kingdomId === null ? undefined : w.kingdoms[view.kingdomId - 1];
-  const own = kingdom !== undefined && kingdom.alive && !kingdom.wild ? kingdom.id : -1;
+/** The cell columns and rows of the last map size and grid asked for (every call of an env asks the same). */
+let lastIndex: { width: number; height: number; cells: number; cellX: Int32Array; cellY: Int32Array } | null = null;
 
-  // Which cities are the viewer's: territory is counted from each tile's owner.
-  const ownCity = new Uint8Array(w.cities.length + 1);
-  let cities = 0;
-  let buildings = 0;
-  const anchors: Array<{ x: number; y: number }> = [];
-  for (const city of w.cities) {
-    if (!city.alive || city.kingdomId !== own) continue;
-    ownCity[city.id] = 1;
-    cities++;
-    buildings += city.buildings;
-    if (anchors.length < view.anchors) anchors.push({ x: city.x, y: city.y });
+function cellIndexes(w: World, cells: number): { cellX: Int32Array; cellY: Int32Array } {
+  if (lastIndex === null || lastIndex.width !== w.width || lastIndex.height !== w.height || lastIndex.cells !== cells) {
+    lastIndex = { width: w.width, height: w.height, cells, cellX: cellIndex(w.width, cells), cellY: cellIndex(w.height, cells) };
   }
+  return lastIndex;
+}
 
+/** The commonest tile type of each cell, from a histogram of every tile. */
+function classify(w: World, cells: number, cellX: Int32Array, cellY: Int32Array): Uint8Array {
+  const area = cells * cells;
   const types = TILES.length;
   const histogram = new Uint32Array(area * types);
-  const territory = new Uint16Array(area);
-  let ownTiles = 0;
   for (let y = 0; y < w.height; y++) {
     const rowCell = cellY[y]! * cells;
     const rowTile = y * w.width;
-    for (let x = 0; x < w.width; x++) {
-      const cell = rowCell + cellX[x]!;
-      const i = rowTile + x;
-      histogram[cell * types + w.tileType[i]!]!++;
-      if (ownCity[w.owner[i]!] === 1) {
-        if (territory[cell]! < MAX_COUNT) territory[cell]!++;
-        ownTiles++;
-      }
-    }
+    for (let x = 0; x < w.width; x++) histogram[(rowCell + cellX[x]!) * types + w.tileType[rowTile + x]!]!++;
   }
   const tiles = new Uint8Array(area);
   for (let cell = 0; cell < area; cell++) {
@@ -71,6 +54,90 @@ export function observeWorld(w: World, view: GridView): GridObservation {
     }
     tiles[cell] = best;
   }
+  return tiles;
+}
+
+/**
+ * The tile classes last computed, with a copy of the tile types they came from. Tiles change far
+ * less often than agents observe (each of n agents observes once a cycle, and a tick changes few
+ * tiles if any), and comparing the types byte for byte costs a small part of the histogram: reused
+ * while the bytes and the grid are the same, so the answer is always the histogram's.
+ */
+let lastClasses: { width: number; cells: number; types: Uint8Array; tiles: Uint8Array } | null = null;
+
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean =>
+  a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.length), Buffer.from(b.buffer, b.byteOffset, b.length)) === 0;
+
+function tileClasses(w: World, cells: number, cellX: Int32Array, cellY: Int32Array): Uint8Array {
+  const last = lastClasses;
+  if (last !== null && last.width === w.width && last.cells === cells && sameBytes(last.types, w.tileType)) return last.tiles.slice();
+  const tiles = classify(w, cells, cellX, cellY);
+  lastClasses = { width: w.width, cells, types: w.tileType.slice(), tiles: tiles.slice() };
+  return tiles;
+}
+
+/**
+ * Territory per cell of the cities listed, and the tiles they own in all, counted from each tile's
+ * owner. Owners change only when a city claims or loses land, so the counts are kept with a copy of
+ * the owners they came from, for each set of cities (one per agent observing): reused while the
+ * owners are the same bytes. At most MAX_VIEWERS sets are kept; past that the oldest goes.
+ */
+let lastOwners: { width: number; cells: number; owner: Uint16Array; byCities: Map<string, { territory: Uint16Array; tiles: number }> } | null = null;
+const MAX_VIEWERS = 16;
+
+function countTerritory(w: World, cells: number, cellX: Int32Array, cellY: Int32Array, ownCity: Uint8Array): { territory: Uint16Array; tiles: number } {
+  const territory = new Uint16Array(cells * cells);
+  let tiles = 0;
+  for (let y = 0; y < w.height; y++) {
+    const rowCell = cellY[y]! * cells;
+    const rowTile = y * w.width;
+    for (let x = 0; x < w.width; x++) {
+      if (ownCity[w.owner[rowTile + x]!] !== 1) continue;
+      const cell = rowCell + cellX[x]!;
+      if (territory[cell]! < MAX_COUNT) territory[cell]!++;
+      tiles++;
+    }
+  }
+  return { territory, tiles };
+}
+
+function territoryOf(w: World, cells: number, cellX: Int32Array, cellY: Int32Array, cityIds: number[]): { territory: Uint16Array; tiles: number } {
+  // Without a city the viewer owns no tile.
+  if (cityIds.length === 0) return { territory: new Uint16Array(cells * cells), tiles: 0 };
+  let last = lastOwners;
+  const owners = (o: Uint16Array) => new Uint8Array(o.buffer, o.byteOffset, o.byteLength);
+  if (last === null || last.width !== w.width || last.cells !== cells || !sameBytes(owners(last.owner), owners(w.owner))) {
+    last = lastOwners = { width: w.width, cells, owner: w.owner.slice(), byCities: new Map() };
+  }
+  const key = cityIds.join(',');
+  let kept = last.byCities.get(key);
+  if (kept === undefined) {
+    const ownCity = new Uint8Array(w.cities.length + 1);
+    for (const id of cityIds) ownCity[id] = 1;
+    kept = countTerritory(w, cells, cellX, cellY, ownCity);
+    if (last.byCities.size >= MAX_VIEWERS) last.byCities.delete(last.byCities.keys().next().value!);
+    last.byCities.set(key, kept);
+  }
+  return { territory: kept.territory.slice(), tiles: kept.tiles };
+}
+
+export function observeWorld(w: World, view: GridView): GridObservation {
+  const cells = view.cells;
+  const area = cells * cells;
+  const { cellX, cellY } = cellIndexes(w, cells);
+  const kingdom = view.kingdomId === null ? undefined : w.kingdoms[view.kingdomId - 1];
+  const own = kingdom !== undefined && kingdom.alive && !kingdom.wild ? kingdom.id : -1;
+
+  const cityIds: number[] = [];
+  let buildings = 0;
+  const anchors: Array<{ x: number; y: number }> = [];
+  for (const city of w.cities) {
+    if (!city.alive || city.kingdomId !== own) continue;
+    cityIds.push(city.id);
+    buildings += city.buildings;
+    if (anchors.length < view.anchors) anchors.push({ x: city.x, y: city.y });
+  }
+  const territory = territoryOf(w, cells, cellX, cellY, cityIds);
 
   // Planes: 0 the viewer's kingdom, 1 other kingdoms, 2 wild (no kingdom, or a wild one).
   const wild = new Uint8Array(w.kingdoms.length + 1);
@@ -92,10 +159,10 @@ export function observeWorld(w: World, view: GridView): GridObservation {
   }
 
   return {
-    tiles,
+    tiles: tileClasses(w, cells, cellX, cellY),
     actors,
-    territory,
-    counts: { alive: own > 0, population, cities, buildings, territory: ownTiles },
+    territory: territory.territory,
+    counts: { alive: own > 0, population, cities: cityIds.length, buildings, territory: territory.tiles },
     anchors,
   };
 }

@@ -71,3 +71,44 @@ function citiesAt(kingdomId: number): Array<{ x: number; y: number }> {
   const snapshot = game.snapshotWorld() as unknown as { cities: Array<{ id: number; kingdomId: number; x: number; y: number; alive: boolean }> };
   return snapshot.cities.filter((c) => c.alive && c.kingdomId === kingdomId).sort((a, b) => a.id - b.id);
 }
+
+t.test('tiles and territory follow the world between two observations (what observe keeps is never stale)', async (t) => {
+  game.init(SMALL);
+  const cells = 16;
+  const [first, second] = game.listKingdoms(false);
+  const capital = citiesAt(first!.id)[0]!;
+  const look = (kingdomId: number) => game.observeGrid({ cells, kingdomId, others: false, anchors: 4 });
+  const before = look(first!.id);
+  const otherBefore = look(second!.id);
+  const cell = Math.floor((capital.y * cells) / 128) * cells + Math.floor((capital.x * cells) / 128);
+  t.ok(before.territory[cell]! > 0, 'the capital’s cell holds its land');
+
+  // Water over the capital's cell: the commonest tile there changes, and water takes the land.
+  game.paintTile(capital.x, capital.y, 'deep_ocean', null, 6);
+  const after = look(first!.id);
+  t.equal(game.listTiles()[after.tiles[cell]!]!.id, 'deep_ocean', 'the cell’s class is the painted tile');
+  t.ok(after.territory[cell]! < before.territory[cell]!, 'the drowned land left the territory');
+  t.equal(after.counts.territory, sum(after.territory), 'the count follows the cells');
+  t.not(after.counts.territory, before.counts.territory);
+  // Another viewer of the same world sees the same new tiles, and its own land as before.
+  const other = look(second!.id);
+  t.same(other.tiles, after.tiles);
+  t.same(other.territory, otherBefore.territory);
+
+  // What an answer holds is the caller's: changing it changes no later answer.
+  const seen = look(first!.id);
+  const deepOcean = seen.tiles[cell]!;
+  seen.tiles.fill(deepOcean + 1);
+  seen.territory.fill(0);
+  const again = look(first!.id);
+  t.equal(game.listTiles()[again.tiles[cell]!]!.id, 'deep_ocean');
+  t.equal(sum(again.territory), again.counts.territory);
+  t.ok(again.counts.territory > 0);
+
+  // A new world of the same size: nothing of the last one shows.
+  game.init({ ...SMALL, seed: SMALL.seed + 1 });
+  const fresh = game.listKingdoms(false)[0]!;
+  const newView = look(fresh.id);
+  t.equal(sum(newView.territory), newView.counts.territory);
+  t.not(newView.tiles.join(), again.tiles.join());
+});
