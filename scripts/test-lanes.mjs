@@ -49,6 +49,8 @@ export const TYPICAL_SECONDS = {
   'test/commands/observe.test.ts': 8,
   // Two bridge processes and 1,000 steps (35 s compiled at load 13).
   'test/research/two-process-determinism.test.ts': 35,
+  // Eight sandbox bridges, several replays of an episode (each replay starts a bridge of its own).
+  'test/research/episodes.test.ts': 30,
 };
 
 /**
@@ -178,6 +180,7 @@ export const SHARED_PROCESS = new Set([
   'test/multi-agent/reload.test.ts',
   'test/multi-agent/roles.test.ts',
   'test/multi-agent/session.test.ts',
+  'test/research/recorder.test.ts',
   'test/research/version.test.ts',
   'test/session/pool-calls.test.ts',
   'test/session/reads.test.ts',
