@@ -7,6 +7,9 @@ import { tempDir } from '../helpers/bridge.ts';
 import { fileURLToPath } from 'node:url';
 import { fixture, nodeArgs, REPO_ROOT } from '../helpers/paths.ts';
 
+// Each case starts a bridge process (about 2 s of CPU); on a loaded 2-core machine the file took 73 s.
+t.setTimeout(180_000);
+
 const TINY = fileURLToPath(fixture('tiny-game.ts'));
 
 function run(args: string[]) {

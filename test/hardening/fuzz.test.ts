@@ -18,7 +18,7 @@ t.test(`${CASES} schema-driven requests: valid envelopes, no 5xx but 503/504, in
   const b = await startSandbox(t);
   const target = { url: b.bridge.url, token: b.token };
   const commands = await capabilities(target);
-  t.equal(commands.length, 36, 'every command of the sandbox is fuzzed (28 of v0.3 + recv_events + batch + 5 of research mode + observe)');
+  t.equal(commands.length, 38, 'every command of the sandbox is fuzzed (28 of v0.3 + recv_events + batch + 7 of research mode + observe)');
   const oracle = new Oracle(commands);
   const arbitrary = fc.array(requestArbitrary(commands, { caps: TEST_CAPS, samples: await samples(target) }), { minLength: BATCH, maxLength: BATCH });
   const prototypes = prototypeFingerprint();
