@@ -127,6 +127,8 @@ export const LIMITS = Object.freeze({
   recvEventsWaitMaxMs: 25_000,
   /** decisions §10: `token` and `token_sha256` each hold 1..4 values (rotation with no gap). */
   tokensPerAgentMax: 4,
+  /** decisions §13: a request body over this (or of unknown length) is read and parsed one at a time per agent. */
+  largeBodyBytes: 64 * 1024,
   /** decisions §12: ticks one step may ask for. */
   stepTicksMin: 1,
   stepTicksMax: 10_000,

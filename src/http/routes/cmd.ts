@@ -1,5 +1,6 @@
 import { Hono, type Next } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { BodyGate } from '../../admission/body-gate.ts';
 import type { Admission } from '../../admission/semaphore.ts';
 import { permissionFailure } from '../../auth/permissions.ts';
 import { argsProblem } from '../../commands/args-problem.ts';
@@ -7,7 +8,8 @@ import type { CheckContext, CommandDef } from '../../commands/define.ts';
 import type { CommandRegistry } from '../../commands/registry.ts';
 import type { Execution } from '../../dispatch/execute.ts';
 import type { Releasable } from '../../dispatch/pool.ts';
-import { failureOf, failureOrNull, toFailure } from '../../errors/bridge-error.ts';
+import { badArgs, failureOf, failureOrNull, toFailure, type BridgeError } from '../../errors/bridge-error.ts';
+import { LIMITS } from '../../limits.ts';
 import { badArgsFailure, disabledFailure } from '../../errors/failures.ts';
 import { keyProblem } from '../../idempotency/key.ts';
 import type { IdempotencyStore } from '../../idempotency/store.ts';
@@ -44,6 +46,7 @@ export interface CmdDeps {
 export function cmdRoutes(deps: CmdDeps): Hono<Env> {
   const checks: CheckContext = { commands: deps.registry, checkTurn: (def, caller) => deps.session.checkTurn(def, caller) };
   const limitBody = bodyLimiter(deps.maxBodyBytes);
+  const bodyGate = new BodyGate();
 
   // decisions §8 and §13: requests with an Idempotency-Key, around the same run.
   const runKeyed = keyedRun(deps.idempotency, deps.registry, runRequest);
@@ -64,17 +67,25 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     const key = header(c, 'idempotency-key');
     const keyError = key === undefined ? null : keyProblem(key);
     if (keyError !== null) return fail(c, badArgsFailure(keyError), '', {});
-    let bytes: Uint8Array;
-    try {
-      bytes = new Uint8Array(await c.req.arrayBuffer());
-    } catch {
-      return fail(c, badArgsFailure('request body could not be read'), '', {});
-    }
-    const request = parseCommandBody(bytes);
+    const request = await readBody(c);
     if (request instanceof Error) return fail(c, failureOf(request), '', {});
     c.set('cmdRequest', request);
     if (key === undefined) return runRequest(c, request, null);
     return runKeyed(c, request, key);
+  }
+
+  /** The body read and parsed; decisions §13: a large one waits for the agent's previous large one. */
+  async function readBody(c: AppContext): Promise<CommandRequest | BridgeError> {
+    // A body of unknown length (chunked) counts as large.
+    const large = !(Number(header(c, 'content-length')) <= LIMITS.largeBodyBytes);
+    const release = large ? await bodyGate.enter(c.get('caller').agentId) : null;
+    try {
+      return parseCommandBody(new Uint8Array(await c.req.arrayBuffer()));
+    } catch {
+      return badArgs('request body could not be read');
+    } finally {
+      release?.();
+    }
   }
 
   async function runRequest(c: AppContext, request: CommandRequest, trace: RunTrace | null): Promise<Response> {
