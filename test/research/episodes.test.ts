@@ -140,7 +140,9 @@ t.test('a changed hash is named at its tick with both hashes; a changed start wo
   changed[hashIndex] = JSON.stringify({ tick: hashLine.tick, hash: '0123456789abcdef' });
   const tampered = join(b.configDir, 'tampered.jsonl');
   writeFileSync(tampered, changed.join('\n'));
-  const run = await gcbIn(['replay', tampered]);
+  const onB = ['--url', b.bridge.url];
+  const env = { env: { GCB_TOKEN: b.token } };
+  const run = await gcbIn(['replay', tampered, ...onB], env);
   t.equal(run.code, 6, 'a difference exits 6');
   t.equal(run.stderr, `gcb replay: differs at tick ${hashLine.tick} (a hash line): recorded 0123456789abcdef, replay ${hashLine.hash}\n`);
 
@@ -149,7 +151,7 @@ t.test('a changed hash is named at its tick with both hashes; a changed start wo
   otherStart[0] = JSON.stringify({ ...header, seed: SEED + 1 });
   const moved = join(b.configDir, 'other-start.jsonl');
   writeFileSync(moved, otherStart.join('\n'));
-  const start = await gcbIn(['replay', moved]);
+  const start = await gcbIn(['replay', moved, ...onB], env);
   t.equal(start.code, 6);
   t.match(
     start.stderr,
