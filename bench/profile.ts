@@ -1,5 +1,5 @@
 // `npm run bench:profile [-- --only capabilities,health,whoami] [-- --seconds 5] [-- --cpu-only]
-// [-- --versus OTHER/dist --rounds 3]`:
+// [-- --versus OTHER/dist --rounds 3] [-- --references] [-- --instructions --requests 1000]`:
 // where a request's main-thread time goes. For each endpoint, a fresh bridge (compiled dist/, as the
 // bench runs it) takes 8-connection load; the main thread's CPU (user + system, from /proc) divided by
 // the requests answered gives µs per request. Without --cpu-only a second run is sampled by V8's
@@ -7,9 +7,18 @@
 // per request (the profiler slows the run; read its figures as shares of the unprofiled total).
 // --versus runs another build's dist/ (a copy of an earlier tree's) in alternating rounds beside
 // this one: on a loaded machine only figures taken side by side compare.
+// --references runs /health beside bare hono GET and whoami beside bare hono + piscina in
+// alternating rounds and judges the ratios against bench/lib/targets.ts. --instructions does the
+// same under valgrind's callgrind: each server's main-thread instructions over exactly --requests
+// requests a round, a count the machine's load does not move (slow: valgrind runs ~50× slower).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { load, mainThreadCpuMs, startBridgeProcess, type BridgeProcess, type LoadOptions } from './lib/processes.ts';
+import { callgrindPrefix, MainThreadCounter } from './lib/callgrind.ts';
+import { load, mainThreadCpuMs, startBridgeProcess, startServer, type BridgeProcess, type LoadOptions } from './lib/processes.ts';
 import { auth, cmdBody, configDir, jsonAuth } from './lib/requests.ts';
+import { meets, REQUEST_PATH_TARGETS, type RequestPathTarget } from './lib/targets.ts';
 
 const { values } = parseArgs({
   options: {
@@ -19,16 +28,40 @@ const { values } = parseArgs({
     top: { type: 'string' },
     versus: { type: 'string' },
     rounds: { type: 'string' },
+    references: { type: 'boolean' },
+    instructions: { type: 'boolean' },
+    requests: { type: 'string' },
   },
 });
 const ROUNDS = Number(values.rounds ?? 3);
 const SECONDS = Number(values.seconds ?? 5);
 const TOP = Number(values.top ?? 25);
+/** --instructions: requests per counted round, and before counting (to compile the hot code). */
+const REQUESTS = Number(values.requests ?? 1000);
+const WARM_UP_REQUESTS = 5 * REQUESTS;
+const IDLE_MS = 10_000;
 
 const ENDPOINTS: Record<string, (url: string, token: string) => LoadOptions> = {
   capabilities: (url, token) => ({ url: `${url}/capabilities`, connections: 8, duration: SECONDS, headers: auth(token) }),
   health: (url, token) => ({ url: `${url}/health`, connections: 8, duration: SECONDS, headers: auth(token) }),
   whoami: (url, token) => ({ url: `${url}/cmd`, connections: 8, duration: SECONDS, method: 'POST', headers: jsonAuth(token), body: cmdBody('whoami') }),
+};
+
+/** The reference each endpoint with a target is judged against, and that target. */
+const REFERENCES: Record<string, { server: string; options: (url: string) => LoadOptions; target: RequestPathTarget }> = {
+  health: { server: 'bare-hono.ts', options: (url) => ({ url: `${url}/health`, connections: 8, duration: SECONDS }), target: REQUEST_PATH_TARGETS.health },
+  whoami: {
+    server: 'hono-pool.ts',
+    options: (url) => ({
+      url: `${url}/cmd`,
+      connections: 8,
+      duration: SECONDS,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: cmdBody('whoami'),
+    }),
+    target: REQUEST_PATH_TARGETS.whoami,
+  },
 };
 
 interface ProfileNode {
@@ -95,10 +128,10 @@ interface Measured {
   busy: number;
 }
 
-async function measure(bridge: BridgeProcess, options: LoadOptions): Promise<Measured & { total: number }> {
-  const cpu0 = mainThreadCpuMs(bridge.child.pid);
+async function measure(server: { child: { pid?: number | undefined } }, options: LoadOptions): Promise<Measured & { total: number }> {
+  const cpu0 = mainThreadCpuMs(server.child.pid);
   const result = await load(options);
-  const cpu1 = mainThreadCpuMs(bridge.child.pid);
+  const cpu1 = mainThreadCpuMs(server.child.pid);
   const cpuMs = cpu0 === null || cpu1 === null ? NaN : cpu1 - cpu0;
   return { rps: result.rps, p99: result.p99, total: result.total, cpuUs: (cpuMs * 1000) / result.total, busy: cpuMs / (options.duration * 1000) };
 }
@@ -108,13 +141,133 @@ const line = (label: string, m: Measured) =>
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 const names = values.only ? values.only.split(',') : Object.keys(ENDPOINTS);
+const ratios = (mine: number[], theirs: number[]) => mine.map((m, i) => m / theirs[i]!);
+const spread = (values: number[]) => `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`;
+
+/** --references: the bridge and its reference in alternating rounds (the order turned each round). */
+async function versusReference(name: string, bridge: BridgeProcess, loadOptions: LoadOptions): Promise<void> {
+  const reference = REFERENCES[name];
+  if (!reference) throw new Error(`no reference for ${name} (${Object.keys(REFERENCES).join(', ')})`);
+  const server = await startServer(reference.server);
+  const referenceOptions = reference.options(server.url);
+  await load({ ...referenceOptions, duration: 2 });
+  const mine: Measured[] = [];
+  const theirs: Measured[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const sides = [async () => mine.push(await measure(bridge, loadOptions)), async () => theirs.push(await measure(server, referenceOptions))];
+    if (round % 2) sides.reverse();
+    for (const side of sides) await side();
+  }
+  await server.stop();
+  const cpuRatios = ratios(
+    mine.map((m) => m.cpuUs),
+    theirs.map((m) => m.cpuUs),
+  );
+  const rpsRatios = ratios(
+    mine.map((m) => m.rps),
+    theirs.map((m) => m.rps),
+  );
+  const cpuRatio = median(cpuRatios);
+  const throughputRatio = median(rpsRatios);
+  const p99 = median(mine.map((m) => m.p99));
+  const { target } = reference;
+  process.stdout.write(
+    line(`${name} (median of ${ROUNDS})`, summary(mine)) +
+      line(`${reference.target.reference} (median of ${ROUNDS})`, summary(theirs)) +
+      `${name} against ${target.reference}: main thread CPU/req ${cpuRatio.toFixed(2)}× (${spread(cpuRatios)}; target ≤ ${target.maxCpu}×), ` +
+      `req/s ${throughputRatio.toFixed(2)}× (${spread(rpsRatios)}; target ≥ ${target.minThroughput}×)` +
+      `${target.maxP99Ms === undefined ? '' : `, p99 ${p99} ms (target ≤ ${target.maxP99Ms} ms)`}: ${meets(target, { throughputRatio, cpuRatio, p99 }) ? 'ok' : 'MISS'}\n`,
+  );
+}
+
+/** --instructions: each server under callgrind, its main thread's instructions over REQUESTS requests a round. */
+async function instructions(name: string): Promise<void> {
+  const options = ENDPOINTS[name]!;
+  const reference = REFERENCES[name];
+  const dir = mkdtempSync(join(tmpdir(), 'gcb-callgrind-'));
+  const bridge = await startBridgeProcess({ configDir: configDir(), prefix: callgrindPrefix(join(dir, 'bridge')) });
+  const server = reference ? await startServer(reference.server, [], callgrindPrefix(join(dir, 'reference'))) : null;
+  const sides = [
+    {
+      label: name,
+      counter: new MainThreadCounter(bridge.child.pid!, join(dir, 'bridge')),
+      options: options(bridge.url, bridge.token),
+      perRequest: [] as number[],
+      idlePerMs: 0,
+    },
+    ...(server && reference
+      ? [
+          {
+            label: reference.target.reference,
+            counter: new MainThreadCounter(server.child.pid!, join(dir, 'reference')),
+            options: reference.options(server.url),
+            perRequest: [] as number[],
+            idlePerMs: 0,
+          },
+        ]
+      : []),
+  ];
+  // A long bound: under valgrind a request takes milliseconds; `amount` ends each run.
+  const exactly = (o: LoadOptions, amount: number): LoadOptions => ({ ...o, amount, duration: 1200 });
+  for (const side of sides) await load(exactly(side.options, WARM_UP_REQUESTS));
+  // What a main thread does with no request (the bridge's timers, the game thread's event batches)
+  // goes on at a rate per second, and a round under valgrind lasts many seconds: it is measured
+  // idle and taken out of each round, in proportion to the round's length.
+  for (const side of sides) {
+    const t0 = performance.now();
+    const idle = await side.counter.count(() => new Promise((resolve) => setTimeout(resolve, IDLE_MS)));
+    side.idlePerMs = idle / (performance.now() - t0);
+    process.stderr.write(`  ${side.label} idle: ${(side.idlePerMs / 1000).toFixed(1)} k instructions per ms\n`);
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 ? [...sides].reverse() : sides;
+    for (const side of order) {
+      const t0 = performance.now();
+      const counted = await side.counter.count(() => load(exactly(side.options, REQUESTS)));
+      const idle = side.idlePerMs * (performance.now() - t0);
+      side.perRequest.push((counted - idle) / REQUESTS);
+      process.stderr.write(
+        `  ${side.label} round ${round + 1}: ${((counted - idle) / REQUESTS / 1000).toFixed(1)} k instructions per request (${(idle / REQUESTS / 1000).toFixed(1)} k idle taken out)\n`,
+      );
+    }
+  }
+  await bridge.stop();
+  await server?.stop();
+  for (const side of sides) {
+    process.stdout.write(
+      `${side.label}: main thread ${(median(side.perRequest) / 1000).toFixed(1)} k instructions per request (median of ${ROUNDS} rounds of ${REQUESTS}; ${side.perRequest.map((n) => (n / 1000).toFixed(1)).join(', ')})\n`,
+    );
+  }
+  if (sides.length === 2 && reference) {
+    const perRound = ratios(sides[0]!.perRequest, sides[1]!.perRequest);
+    const ratio = median(sides[0]!.perRequest) / median(sides[1]!.perRequest);
+    process.stdout.write(
+      `${name} against ${reference.target.reference}: main thread instructions/req ${ratio.toFixed(2)}× (rounds ${spread(perRound)}; target ≤ ${reference.target.maxCpu}×): ${ratio <= reference.target.maxCpu ? 'ok' : 'MISS'}\n`,
+    );
+  }
+  process.stdout.write(`  (callgrind files in ${dir}: callgrind_annotate <file>.<round>-01 names the main thread's functions)\n`);
+}
+
+const summary = (all: Measured[]): Measured => ({
+  rps: median(all.map((m) => m.rps)),
+  p99: median(all.map((m) => m.p99)),
+  cpuUs: median(all.map((m) => m.cpuUs)),
+  busy: median(all.map((m) => m.busy)),
+});
+
 for (const name of names) {
   const options = ENDPOINTS[name];
   if (!options) throw new Error(`unknown endpoint ${name} (${Object.keys(ENDPOINTS).join(', ')})`);
+  if (values.instructions) {
+    await instructions(name);
+    continue;
+  }
   const bridge = await startBridgeProcess({ configDir: configDir() });
   const loadOptions = options(bridge.url, bridge.token);
   await load({ ...loadOptions, duration: 2 }); // warm-up: compiled code, pools, caches
-  if (values.versus) {
+  if (values.references) {
+    await versusReference(name, bridge, loadOptions);
+  } else if (values.versus) {
     // A/B: this tree against another build, alternating rounds so both see the same machine load.
     const other = await startBridgeProcess({ configDir: configDir(), dist: values.versus });
     const otherOptions = options(other.url, other.token);
@@ -125,12 +278,6 @@ for (const name of names) {
       mine.push(await measure(bridge, loadOptions));
       theirs.push(await measure(other, otherOptions));
     }
-    const summary = (all: Measured[]): Measured => ({
-      rps: median(all.map((m) => m.rps)),
-      p99: median(all.map((m) => m.p99)),
-      cpuUs: median(all.map((m) => m.cpuUs)),
-      busy: median(all.map((m) => m.busy)),
-    });
     process.stdout.write(line(`${name} (this tree, median of ${ROUNDS})`, summary(mine)) + line(`${name} (${values.versus})`, summary(theirs)));
     await other.stop();
   } else {

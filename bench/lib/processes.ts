@@ -28,6 +28,8 @@ export interface LoadOptions {
   requests?: Array<{ method?: string; path?: string; headers?: Record<string, string>; body?: string }>;
   /** autocannon replaces `[<id>]` in each request (headers included) with a fresh id. */
   idReplacement?: boolean;
+  /** Exactly this many requests, however long they take (`duration` then only bounds the run). */
+  amount?: number;
 }
 
 /**
@@ -90,10 +92,11 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** A reference server that prints `READY <url>`. */
-export function startServer(file: string, args: string[] = []): Promise<ServerProcess> {
+/** A reference server that prints `READY <url>`; `prefix` runs node under another command (valgrind). */
+export function startServer(file: string, args: string[] = [], prefix: string[] = []): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...TSX, new URL(`../servers/${file}`, import.meta.url).pathname, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const [command, ...commandArgs] = [...prefix, process.execPath, ...TSX, new URL(`../servers/${file}`, import.meta.url).pathname, ...args];
+    const child = spawn(command!, commandArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
@@ -144,11 +147,14 @@ export function startBridgeProcess(options: {
   metrics?: boolean;
   /** startBridge's `timings`: shorter deadlines than the spec's, for the quick run's timeout scenario. */
   timings?: Record<string, number>;
+  /** Runs node under this command (valgrind, bench/lib/callgrind.ts); its process keeps the pid. */
+  prefix?: string[];
 }): Promise<BridgeProcess> {
   return new Promise((resolve, reject) => {
     // The compiled bridge (npm run bench builds it first), as npm start runs it.
+    const [execPath, ...prefixArgs] = options.prefix ?? [];
     const child = fork(new URL('../servers/bridge.mjs', import.meta.url).pathname, [JSON.stringify(options)], {
-      execArgv: ['--expose-gc'],
+      ...(execPath ? { execPath, execArgv: [...prefixArgs, process.execPath, '--expose-gc'] } : { execArgv: ['--expose-gc'] }),
       env: options.dist ? { ...process.env, GCB_BENCH_DIST: options.dist } : process.env,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

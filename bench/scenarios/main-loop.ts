@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { answerFile, load, mainThreadCpuMs, processCpuMs, startBridgeProcess, startServer, type LoadOptions, type LoadResult } from '../lib/processes.ts';
 import type { Row } from '../lib/report.ts';
 import { auth, cmdBody, configDir, jsonAuth } from '../lib/requests.ts';
+import { meets, REQUEST_PATH_TARGETS, throughputTarget, type RequestPathTarget } from '../lib/targets.ts';
 
 interface Side {
   rps: number;
@@ -24,11 +25,16 @@ interface Pair {
   scenario: string;
   bridge: (url: string, token: string) => LoadOptions;
   reference: (url: string) => LoadOptions;
-  /** A third side in the same rounds: the reference's request sent to bare hono + piscina (the pool round trip alone). */
+  /**
+   * A third side in the same rounds: the reference's request sent to bare hono + piscina (the pool
+   * round trip alone). The row's ratio and target are then against it.
+   */
   withPool?: boolean;
   /** None for a row that only informs (no target of its own). */
   target?: string;
   ok?(ratio: number, p99: number): boolean;
+  /** A target of bench/lib/targets.ts: requests/s and main-thread CPU per request against the row's reference. */
+  requestPath?: RequestPathTarget;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -75,8 +81,7 @@ export async function mainLoopScenario(rows: Row[], raw: Record<string, unknown>
       scenario: 'GET /health vs bare hono GET',
       bridge: (url, token) => get(`${url}/health`, auth(token)),
       reference: (url) => get(`${url}/health`),
-      target: '≥ 0.8×, p99 ≤ 2 ms',
-      ok: (ratio, p99) => ratio >= 0.8 && p99 <= 2,
+      requestPath: REQUEST_PATH_TARGETS.health,
     },
     {
       // No target: the one above is against plain GET. This tells the bridge's own work from the
@@ -86,12 +91,11 @@ export async function mainLoopScenario(rows: Row[], raw: Record<string, unknown>
       reference: (url) => get(`${url}/health-same`),
     },
     {
-      scenario: 'POST /cmd whoami (pool) vs bare hono POST',
+      scenario: 'POST /cmd whoami (pool) vs bare hono + piscina POST',
       bridge: (url, token) => post(`${url}/cmd`, jsonAuth(token)),
       reference: (url) => post(`${url}/cmd`, { 'content-type': 'application/json' }),
       withPool: true,
-      target: '≥ 0.5×',
-      ok: (ratio) => ratio >= 0.5,
+      requestPath: REQUEST_PATH_TARGETS.whoami,
     },
   ];
   // One at a time: warm-ups that overlap would warm each other's competition, not the servers.
@@ -114,13 +118,16 @@ export async function mainLoopScenario(rows: Row[], raw: Record<string, unknown>
       for (let i = 0; i < runs.length; i++) await runs[(round + i) % runs.length]!();
     }
     results[pair.scenario] = sides;
-    const ratios = sides.bridge.map((b, i) => b.rps / sides.reference[i]!.rps);
+    // The row's reference: bare hono, or for a pool command bare hono + piscina (the design's floor).
+    const against = floor ? sides.floor : sides.reference;
+    const ratios = sides.bridge.map((b, i) => b.rps / against[i]!.rps);
     const ratio = median(ratios);
     const p99 = median(sides.bridge.map((b) => b.p99));
     const cpu = median(sides.bridge.map((b) => b.cpuUs));
-    const refCpu = median(sides.reference.map((r) => r.cpuUs));
+    const refCpu = median(against.map((r) => r.cpuUs));
     const allCpu = median(sides.bridge.map((b) => b.allCpuUs));
-    const refAllCpu = median(sides.reference.map((r) => r.allCpuUs));
+    const refAllCpu = median(against.map((r) => r.allCpuUs));
+    const cpuRatio = median(sides.bridge.map((b, i) => b.cpuUs / against[i]!.cpuUs));
     process.stderr.write(
       `  main loop: ${pair.scenario}: ${ratios.map((r) => r.toFixed(2)).join(' ')}; main thread ${cpu.toFixed(1)} vs ${refCpu.toFixed(1)}, all threads ${allCpu.toFixed(1)} vs ${refAllCpu.toFixed(1)} µs/req\n`,
     );
@@ -130,12 +137,12 @@ export async function mainLoopScenario(rows: Row[], raw: Record<string, unknown>
       unit: 'req/s',
       p99,
       ratio,
-      target: pair.target,
-      ok: pair.ok?.(ratio, p99),
+      target: pair.requestPath ? throughputTarget(pair.requestPath, true) : pair.target,
+      ok: pair.requestPath ? meets(pair.requestPath, { throughputRatio: ratio, p99, cpuRatio }) : pair.ok?.(ratio, p99),
       note:
         `median of ${rounds} alternating ${seconds} s rounds, ratio ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}; ` +
-        `main thread ${cpu.toFixed(1)} µs CPU/req (reference ${refCpu.toFixed(1)}), all threads ${allCpu.toFixed(1)} (${refAllCpu.toFixed(1)})` +
-        (floor ? `; against bare hono + piscina ${median(sides.bridge.map((b, i) => b.rps / sides.floor[i]!.rps)).toFixed(2)}×` : ''),
+        `main thread ${cpu.toFixed(1)} µs CPU/req (reference ${refCpu.toFixed(1)}; ${cpuRatio.toFixed(2)}× in paired rounds), all threads ${allCpu.toFixed(1)} (${refAllCpu.toFixed(1)})` +
+        (floor ? `; against bare hono POST ${median(sides.bridge.map((b, i) => b.rps / sides.reference[i]!.rps)).toFixed(2)}×` : ''),
     });
     if (floor) {
       const floorRatios = sides.floor.map((f, i) => f.rps / sides.reference[i]!.rps);
