@@ -32,6 +32,13 @@ interface AgentSlots {
   live: number;
 }
 
+/**
+ * The client's abort signal, or where to get it: a function, or an object whose `signal` is read
+ * only when the request has to wait (a request's `c.req.raw`: building its signal costs the fast
+ * path, and an object already there costs no closure per request).
+ */
+export type SignalSource = AbortSignal | (() => AbortSignal) | { readonly signal: AbortSignal };
+
 /** The agent key of callers that name none (legacy mode, tests). */
 // Stryker disable next-line StringLiteral: any constant key works; no agent id is empty
 const ANONYMOUS = '';
@@ -93,7 +100,7 @@ export class Admission {
    * A slot now, or after waiting; null on timeout (BUSY), on abort of `signal` (the client went
    * away: it must not take a slot later) and once closing. `agentId` names whose share it counts in.
    */
-  acquire(signal?: AbortSignal | (() => AbortSignal), agentId: string = ANONYMOUS): Permit | null | Promise<Permit | null> {
+  acquire(signal?: SignalSource, agentId: string = ANONYMOUS): Permit | null | Promise<Permit | null> {
     if (this.#closed) return null;
     const agent = this.#agent(agentId);
     // Invariant: while a slot is free, every live waiter belongs to an agent at its cap. So a free
@@ -107,7 +114,7 @@ export class Admission {
     }
     // Only a request that has to wait needs to hear about its client leaving; the signal is
     // created lazily because building one costs the fast path.
-    const abortSignal = typeof signal === 'function' ? signal() : signal;
+    const abortSignal = signal === undefined || signal instanceof AbortSignal ? signal : typeof signal === 'function' ? signal() : signal.signal;
     if (abortSignal?.aborted) return null;
     return new Promise<Permit | null>((resolve) => {
       const waiter: Waiter = {
@@ -147,16 +154,14 @@ export class Admission {
     return agent;
   }
 
+  /** What a held slot's release() runs: made once, shared by every permit. */
+  readonly #release = (agent: AgentSlots): void => {
+    agent.held--;
+    this.#handOver();
+  };
+
   #permit(agent: AgentSlots): Permit {
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        agent.held--;
-        this.#handOver();
-      },
-    };
+    return new HeldSlot(agent, this.#release);
   }
 
   /** A freed slot goes straight to the next waiter by the fair rule, or back to the pool. */
@@ -232,5 +237,26 @@ export class Admission {
       this.#waitingAgents.delete(waiter.agent);
     }
     waiter.resolve(permit);
+  }
+}
+
+/**
+ * A slot held by `agent`. A class rather than a closure: one small object per request instead of
+ * a closure, its context and a wrapper object (the admission slot is taken by every /health and
+ * POST /cmd).
+ */
+class HeldSlot implements Permit {
+  #released = false;
+  readonly #agent: AgentSlots;
+  readonly #giveBack: (agent: AgentSlots) => void;
+  constructor(agent: AgentSlots, giveBack: (agent: AgentSlots) => void) {
+    this.#agent = agent;
+    this.#giveBack = giveBack;
+  }
+
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#giveBack(this.#agent);
   }
 }

@@ -4,7 +4,7 @@ import { presentedToken, type CredentialTable } from '../auth/credentials.ts';
 import { createHostCheck, originAllowed } from '../auth/host-origin.ts';
 import { unauthorizedFailure } from '../errors/failures.ts';
 import type { Session } from '../session/session.ts';
-import { header, requestId, round, type AppContext, type Env, type RequestLog } from './context.ts';
+import { headersOf, requestId, round, single, type AppContext, type Env, type RequestLog } from './context.ts';
 import { requestLineWriter } from './request-line.ts';
 import { fail } from './respond.ts';
 
@@ -50,7 +50,8 @@ export function authenticate(deps: AuthenticateDeps, onError: (err: Error, c: Ap
   return (handler) =>
     function authenticated(c, next) {
       const t0 = performance.now();
-      const rid = requestId(header(c, 'x-request-id'));
+      const headers = headersOf(c);
+      const rid = requestId(single(headers['x-request-id']));
       const line: RequestLog = {
         rid,
         method: c.req.method,
@@ -67,8 +68,8 @@ export function authenticate(deps: AuthenticateDeps, onError: (err: Error, c: Ap
       c.set('rid', rid);
       c.set('line', line);
       const caller =
-        hostAllowed(header(c, 'host')) && originAllowed(header(c, 'origin'))
-          ? deps.credentials.resolve(presentedToken(header(c, 'authorization'), header(c, 'x-wb-token')))
+        hostAllowed(single(headers.host)) && originAllowed(single(headers.origin))
+          ? deps.credentials.resolve(presentedToken(single(headers.authorization), single(headers['x-wb-token'])))
           : null;
       if (caller === null) {
         const refused = fail(

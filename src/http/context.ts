@@ -47,6 +47,20 @@ export function header(c: AppContext, name: string): string | undefined {
   return c.req.header(name);
 }
 
+/**
+ * Every header of the request, for a caller that reads several (the credential check reads five):
+ * Node's own object once, rather than a lookup of it per header. Values as Node keeps them (an
+ * array for a repeated header): read one with single(). Tests through app.request() get a copy.
+ */
+export function headersOf(c: AppContext): Readonly<Record<string, string | string[] | undefined>> {
+  return c.env?.incoming?.headers ?? c.req.header();
+}
+
+/** One header's value from headersOf(), a repeated header's values joined as header() does. */
+export function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
 /** Milliseconds to two decimals, for log lines. */
 export function round(ms: number): number {
   return Math.round(ms * 100) / 100;

@@ -3,6 +3,19 @@ import { rawStreamOf } from '../log/logger.ts';
 import type { RequestLog } from './context.ts';
 
 const str = JSON.stringify;
+// What pino escapes in a string: `"`, `\` and control characters (a lone surrogate it writes as is).
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
+const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
+
+/**
+ * A string as JSON, as pino writes it. The fields of a request line (request ids, methods, paths,
+ * agent and command names, codes) almost never need an escape: quoting them directly skips the
+ * serialiser (three strings in a template, 2 million times: 0.25 against 0.40 µs each).
+ */
+function quoted(value: string | null): string {
+  if (value === null) return 'null';
+  return NEEDS_ESCAPE.test(value) ? str(value) : `"${value}"`;
+}
 
 /**
  * The request log line (decisions §10: one a request), written by the credential check once the
@@ -18,7 +31,7 @@ export function requestLineWriter(log: Logger): (line: RequestLog) => void {
     // Read every time: a level changed at run time is honoured, as pino's own info() would.
     if (!log.isLevelEnabled('info')) return;
     stream.write(
-      `{"level":30,"time":${Date.now()},"rid":${str(line.rid)},"method":${str(line.method)},"path":${str(line.path)},"agent":${str(line.agent)},"command":${str(line.command)},"status":${line.status},"code":${str(line.code)},"admission_wait_ms":${line.admission_wait_ms},"queue_wait_ms":${line.queue_wait_ms},"run_ms":${line.run_ms},"ms":${line.ms},"msg":"request"}\n`,
+      `{"level":30,"time":${Date.now()},"rid":${quoted(line.rid)},"method":${quoted(line.method)},"path":${quoted(line.path)},"agent":${quoted(line.agent)},"command":${quoted(line.command)},"status":${line.status},"code":${quoted(line.code)},"admission_wait_ms":${line.admission_wait_ms},"queue_wait_ms":${line.queue_wait_ms},"run_ms":${line.run_ms},"ms":${line.ms},"msg":"request"}\n`,
     );
   };
 }

@@ -38,6 +38,8 @@ const lines: RequestLog[] = [
   { ...base, path: '(other)', status: 401, code: 'UNAUTHORIZED', ms: 3 },
   { ...base, agent: 'a"quote\\back\nline\u2028é', command: '</script>', status: 400, code: 'BAD_ARGS', rid: 'client:req-1.2_3' },
   { ...base, ms: 1234567.89, run_ms: -0 },
+  // Written without the serialiser unless a character needs escaping: a pair, a lone surrogate, a tab.
+  { ...base, agent: 'sm\u{1f600}le', command: 'lone\ud800', rid: 'tab\there' },
 ];
 
 t.test("the bridge's logger: the direct line equals pino's, field for field and byte for byte", async (t) => {

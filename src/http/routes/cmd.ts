@@ -1,7 +1,7 @@
-import { Hono, type Next } from 'hono';
+import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { BodyGate } from '../../admission/body-gate.ts';
-import type { Admission } from '../../admission/semaphore.ts';
+import type { Admission, Permit } from '../../admission/semaphore.ts';
 import { permissionFailure } from '../../auth/permissions.ts';
 import { argsProblem } from '../../commands/args-problem.ts';
 import type { CheckContext, CommandDef } from '../../commands/define.ts';
@@ -17,7 +17,7 @@ import type { Session } from '../../session/session.ts';
 import type { CallerContext } from '../../shared/caller.ts';
 import { kTick, type SharedState } from '../../shared/layout.ts';
 import { isJsonContentType, parseCommandBody, type CommandRequest } from '../body.ts';
-import { header, round, type AppContext, type Env } from '../context.ts';
+import { header, round, type AppContext, type Env, type RequestLog } from '../context.ts';
 import { successBody } from '../envelope.ts';
 import { fail, overLimit, send } from '../respond.ts';
 import { keyedRun, traced, type RunTrace } from './cmd-idempotency.ts';
@@ -45,21 +45,23 @@ export interface CmdDeps {
  */
 export function cmdRoutes(deps: CmdDeps): Hono<Env> {
   const checks: CheckContext = { commands: deps.registry, checkTurn: (def, caller) => deps.session.checkTurn(def, caller) };
-  const limitBody = bodyLimiter(deps.maxBodyBytes);
+  const limitBody = bodyLimiter(deps.maxBodyBytes, runCommand);
   const bodyGate = new BodyGate();
 
   // decisions §8 and §13: requests with an Idempotency-Key, around the same run.
   const runKeyed = keyedRun(deps.idempotency, deps.registry, runRequest);
 
-  function checkRequest(c: AppContext, next: Next) {
+  /**
+   * One handler, not three: each handler after the first is a step of hono's compose, with a
+   * dispatch, a closure and a promise per request.
+   */
+  function cmd(c: AppContext): Response | Promise<Response> {
     // decisions §5: DISABLED after authentication, before the body is read.
     if (!deps.enabled()) {
-      return Promise.resolve(fail(c, disabledFailure('the bridge is disabled (enabled = false in bridge.toml); set it to true, no restart needed'), '', {}));
+      return fail(c, disabledFailure('the bridge is disabled (enabled = false in bridge.toml); set it to true, no restart needed'), '', {});
     }
-    if (!isJsonContentType(header(c, 'content-type'))) {
-      return Promise.resolve(fail(c, badArgsFailure('Content-Type must be application/json'), '', {}));
-    }
-    return next();
+    if (!isJsonContentType(header(c, 'content-type'))) return fail(c, badArgsFailure('Content-Type must be application/json'), '', {});
+    return limitBody(c);
   }
 
   async function runCommand(c: AppContext): Promise<Response> {
@@ -101,9 +103,10 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     // The command's own step 3, before the slot: what it refuses never waits for one.
     const prechecked = def.precheck?.(args as never, caller, checks);
     if (prechecked) return fail(c, prechecked, name, args);
-    const t0 = performance.now();
-    const permit = await deps.admission.acquire(() => c.req.raw.signal, caller.agentId);
-    line.admission_wait_ms = round(performance.now() - t0);
+    // c.req.raw: its signal is built only if the request has to wait. A free slot comes at once,
+    // with no wait to time and no await.
+    const admitted = deps.admission.acquire(c.req.raw, caller.agentId);
+    const permit = admitted instanceof Promise ? await timedWait(line, admitted) : admitted;
     if (permit === null) return fail(c, deps.admission.refusal(), name, args);
     let holdUntil: Promise<void> | null = null;
     try {
@@ -138,22 +141,39 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     }
   }
 
-  return new Hono<Env>().post('/cmd', checkRequest, limitBody, runCommand);
+  return new Hono<Env>().post('/cmd', cmd);
+}
+
+/** A slot the request had to wait for, the wait noted in its log line. */
+async function timedWait(line: RequestLog, waiting: Promise<Permit | null>): Promise<Permit | null> {
+  const t0 = performance.now();
+  const permit = await waiting;
+  line.admission_wait_ms = round(performance.now() - t0);
+  return permit;
 }
 
 /**
  * decisions §5: over the limit by Content-Length is refused before reading; hono's bodyLimit covers
  * streamed (chunked) bodies. Only those go through it: asking a node-server request for its body
- * stream builds a full web Request, which costs every ordinary POST.
+ * stream builds a full web Request, which costs every ordinary POST. Within the limit, `run` reads
+ * the body; called directly, not as a next handler (a step of hono's compose saved).
  */
-function bodyLimiter(maxBodyBytes: number): (c: AppContext, next: Next) => Promise<Response | void> {
+function bodyLimiter(maxBodyBytes: number, run: (c: AppContext) => Promise<Response>): (c: AppContext) => Response | Promise<Response> {
   const streamedLimit = bodyLimit({
     maxSize: maxBodyBytes,
     onError: (c) => fail(c as AppContext, overLimit(maxBodyBytes), '', {}),
   });
-  return (c, next) => {
+  // bodyLimit answers itself when the stream goes over; otherwise the run's answer stands.
+  async function runStreamed(c: AppContext): Promise<Response> {
+    let response: Response | undefined;
+    const refused = await streamedLimit(c, async () => {
+      response = await run(c);
+    });
+    return refused ?? response!;
+  }
+  return (c) => {
     const length = header(c, 'content-length');
-    if (length === undefined || header(c, 'transfer-encoding') !== undefined) return streamedLimit(c, next);
-    return Number(length) > maxBodyBytes ? Promise.resolve(fail(c, overLimit(maxBodyBytes), '', {})) : next();
+    if (length === undefined || header(c, 'transfer-encoding') !== undefined) return runStreamed(c);
+    return Number(length) > maxBodyBytes ? fail(c, overLimit(maxBodyBytes), '', {}) : run(c);
   };
 }

@@ -27,8 +27,7 @@ export function healthRoutes(deps: HealthDeps): Hono<Env> {
     return cache.json;
   };
 
-  const answer = (c: AppContext, permit: Permit | null, t0: number): Response => {
-    c.get('line').admission_wait_ms = round(performance.now() - t0);
+  const answer = (c: AppContext, permit: Permit | null): Response => {
     if (permit === null) return fail(c, deps.admission.refusal(), 'health', {});
     try {
       return send(c, 200, healthJson());
@@ -38,10 +37,15 @@ export function healthRoutes(deps: HealthDeps): Hono<Env> {
   };
 
   return new Hono<Env>().get('/health', (c): Response | Promise<Response> => {
+    // c.req.raw: its signal is built only if the request has to wait.
+    const admitted = deps.admission.acquire(c.req.raw, c.get('caller').agentId);
+    // A free slot is granted synchronously: answer in the same turn, without a promise, and with
+    // no wait to time (admission_wait_ms stays 0).
+    if (!(admitted instanceof Promise)) return answer(c, admitted);
     const t0 = performance.now();
-    const admitted = deps.admission.acquire(() => c.req.raw.signal, c.get('caller').agentId);
-    // A free slot is granted synchronously: answer in the same turn, without a promise.
-    if (!(admitted instanceof Promise)) return answer(c, admitted, t0);
-    return admitted.then((permit) => answer(c, permit, t0));
+    return admitted.then((permit) => {
+      c.get('line').admission_wait_ms = round(performance.now() - t0);
+      return answer(c, permit);
+    });
   });
 }
