@@ -93,9 +93,9 @@ export interface ServerProcess {
 }
 
 /** A reference server that prints `READY <url>`; `prefix` runs node under another command (valgrind). */
-export function startServer(file: string, args: string[] = [], prefix: string[] = []): Promise<ServerProcess> {
+export function startServer(file: string, args: string[] = [], prefix: string[] = [], nodeFlags: string[] = []): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
-    const [command, ...commandArgs] = [...prefix, process.execPath, ...TSX, new URL(`../servers/${file}`, import.meta.url).pathname, ...args];
+    const [command, ...commandArgs] = [...prefix, process.execPath, ...nodeFlags, ...TSX, new URL(`../servers/${file}`, import.meta.url).pathname, ...args];
     const child = spawn(command!, commandArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -149,12 +149,16 @@ export function startBridgeProcess(options: {
   timings?: Record<string, number>;
   /** Runs node under this command (valgrind, bench/lib/callgrind.ts); its process keeps the pid. */
   prefix?: string[];
+  /** More flags for node (bench/lib/callgrind.ts's NODE_FLAGS). */
+  nodeFlags?: string[];
 }): Promise<BridgeProcess> {
   return new Promise((resolve, reject) => {
     // The compiled bridge (npm run bench builds it first), as npm start runs it.
     const [execPath, ...prefixArgs] = options.prefix ?? [];
     const child = fork(new URL('../servers/bridge.mjs', import.meta.url).pathname, [JSON.stringify(options)], {
-      ...(execPath ? { execPath, execArgv: [...prefixArgs, process.execPath, '--expose-gc'] } : { execArgv: ['--expose-gc'] }),
+      ...(execPath
+        ? { execPath, execArgv: [...prefixArgs, process.execPath, '--expose-gc', ...(options.nodeFlags ?? [])] }
+        : { execArgv: ['--expose-gc', ...(options.nodeFlags ?? [])] }),
       env: options.dist ? { ...process.env, GCB_BENCH_DIST: options.dist } : process.env,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
