@@ -8,6 +8,7 @@ import { badArgsFailure } from '../errors/failures.ts';
 import { PERMISSIONS } from '../auth/permissions.ts';
 import { LIMITS } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
+import { isoTime } from '../shared/iso-time.ts';
 import { canSee, READ_ALL_ONLY, type Restriction } from './audience.ts';
 import type { EventBatch } from '../shared/protocol.ts';
 import { StoredEvent } from './event.ts';
@@ -191,7 +192,7 @@ export class EventHub {
    * agents_reloaded, agents_reload_failed). `restrict` narrows its audience (audience.ts).
    */
   emit(kind: string, fields?: Record<string, unknown>, kingdomIds: readonly number[] = [], restrict: Restriction | null = null): void {
-    const event = this.#store(kind, this.#tick(), new Date().toISOString(), kingdomIds, fields, restrict);
+    const event = this.#store(kind, this.#tick(), isoTime(), kingdomIds, fields, restrict);
     this.#fanOut([event]);
   }
 

@@ -14,12 +14,14 @@ export const NO_STORE = 'no-store';
  * node-server then unpack) a web Headers on every request.
  */
 export function send(c: AppContext, status: number, body: string | Uint8Array, extra?: Record<string, string>): Response {
-  c.get('line').status = status;
+  const line = c.get('line');
+  line.status = status;
+  // The line carries the request id too: one lookup of the context's variables, not two.
   return new Response(status === 304 ? null : (body as string), {
     status,
     headers: extra
-      ? { 'content-type': JSON_TYPE, 'x-content-type-options': NOSNIFF, 'cache-control': NO_STORE, 'x-request-id': c.get('rid'), ...extra }
-      : { 'content-type': JSON_TYPE, 'x-content-type-options': NOSNIFF, 'cache-control': NO_STORE, 'x-request-id': c.get('rid') },
+      ? { 'content-type': JSON_TYPE, 'x-content-type-options': NOSNIFF, 'cache-control': NO_STORE, 'x-request-id': line.rid, ...extra }
+      : { 'content-type': JSON_TYPE, 'x-content-type-options': NOSNIFF, 'cache-control': NO_STORE, 'x-request-id': line.rid },
   });
 }
 
