@@ -10,7 +10,8 @@ export function presentedToken(authorization: string | undefined, xWbToken: stri
   if (authorization !== undefined) {
     const space = authorization.indexOf(' ');
     const scheme = space === -1 ? authorization : authorization.slice(0, space);
-    if (scheme.toLowerCase() === 'bearer') return space === -1 ? '' : authorization.slice(space + 1).trim();
+    // 'Bearer' as clients write it is matched without lower-casing (a call per request saved).
+    if (scheme === 'Bearer' || scheme.toLowerCase() === 'bearer') return space === -1 ? '' : authorization.slice(space + 1).trim();
   }
   return xWbToken;
 }

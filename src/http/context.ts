@@ -6,7 +6,13 @@ import type { CallerContext } from '../shared/caller.ts';
 import type { Place } from '../shared/protocol.ts';
 import type { CommandRequest } from './body.ts';
 
-/** One log line per request: agent, command, status, code, waits and run time. */
+/**
+ * One log line per request: agent, command, status, code, waits and run time. `rid`, `method`,
+ * `path` and `code` are written into the line without escaping (request-line.ts), so each must hold
+ * no `"`, `\` or control character: a request id of requestId()'s shape or a UUID, a method Node's
+ * parser (or the web Request) accepted as an HTTP token, a path of the credential check's fixed set,
+ * an ErrorCode.
+ */
 export interface RequestLog {
   rid: string;
   method: string;

@@ -8,9 +8,9 @@ const str = JSON.stringify;
 const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
 
 /**
- * A string as JSON, as pino writes it. The fields of a request line (request ids, methods, paths,
- * agent and command names, codes) almost never need an escape: quoting them directly skips the
- * serialiser (three strings in a template, 2 million times: 0.25 against 0.40 µs each).
+ * A string as JSON, as pino writes it. Agent and command names almost never need an escape:
+ * quoting them directly skips the serialiser (three strings in a template, 2 million times: 0.25
+ * against 0.40 µs each).
  */
 function quoted(value: string | null): string {
   if (value === null) return 'null';
@@ -31,7 +31,10 @@ export function requestLineWriter(log: Logger): (line: RequestLog) => void {
     // Read every time: a level changed at run time is honoured, as pino's own info() would.
     if (!log.isLevelEnabled('info')) return;
     stream.write(
-      `{"level":30,"time":${Date.now()},"rid":${quoted(line.rid)},"method":${quoted(line.method)},"path":${quoted(line.path)},"agent":${quoted(line.agent)},"command":${quoted(line.command)},"status":${line.status},"code":${quoted(line.code)},"admission_wait_ms":${line.admission_wait_ms},"queue_wait_ms":${line.queue_wait_ms},"run_ms":${line.run_ms},"ms":${line.ms},"msg":"request"}\n`,
+      // rid, method, path and code are written as they are (RequestLog says why they need no
+      // escape): a check each cost more than the rest of the line (callgrind: 1.2 k instructions
+      // a /health for four regex tests).
+      `{"level":30,"time":${Date.now()},"rid":"${line.rid}","method":"${line.method}","path":"${line.path}","agent":${quoted(line.agent)},"command":${quoted(line.command)},"status":${line.status},"code":${line.code === null ? 'null' : `"${line.code}"`},"admission_wait_ms":${line.admission_wait_ms},"queue_wait_ms":${line.queue_wait_ms},"run_ms":${line.run_ms},"ms":${line.ms},"msg":"request"}\n`,
     );
   };
 }
