@@ -236,7 +236,7 @@ async function instructions(name: string): Promise<void> {
   await server?.stop();
   for (const side of sides) {
     process.stdout.write(
-      `${side.label}: main thread ${(median(side.perRequest) / 1000).toFixed(1)} k instructions per request in the request's callbacks ` +
+      `${side.label}: main thread ${(median(side.perRequest) / 1000).toFixed(1)} k instructions per request in the request's callbacks, least ${(Math.min(...side.perRequest) / 1000).toFixed(1)} k ` +
         `(median of ${ROUNDS} rounds of ${REQUESTS}: ${side.perRequest.map((n) => (n / 1000).toFixed(1)).join(', ')}); ` +
         `${(median(side.totalPerRequest) / 1000).toFixed(1)} k in all, timers and other per-second work included\n`,
     );
@@ -244,8 +244,11 @@ async function instructions(name: string): Promise<void> {
   if (sides.length === 2 && reference) {
     const perRound = ratios(sides[0]!.perRequest, sides[1]!.perRequest);
     const ratio = median(sides[0]!.perRequest) / median(sides[1]!.perRequest);
+    // A major GC that falls in a round adds to it alone: the least of each side is the steadiest.
+    const least = Math.min(...sides[0]!.perRequest) / Math.min(...sides[1]!.perRequest);
     process.stdout.write(
-      `${name} against ${reference.target.reference}: main thread instructions/req ${ratio.toFixed(2)}× (rounds ${spread(perRound)}; target ≤ ${reference.target.maxCpu}×): ${ratio <= reference.target.maxCpu ? 'ok' : 'MISS'}\n`,
+      `${name} against ${reference.target.reference}: main thread instructions/req ${ratio.toFixed(2)}× of medians, ${least.toFixed(2)}× of the least ` +
+        `(rounds ${spread(perRound)}; target ≤ ${reference.target.maxCpu}×): ${ratio <= reference.target.maxCpu ? 'ok' : 'MISS'}\n`,
     );
   }
   process.stdout.write(`  (callgrind files in ${dir}: callgrind_annotate <file>.<round>-01 names the main thread's functions)\n`);

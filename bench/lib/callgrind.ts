@@ -20,7 +20,10 @@ export function callgrindPrefix(outFile: string): string[] {
  * Node flags for a server under callgrind. A round takes minutes under valgrind, and the side not
  * being measured idles meanwhile: V8 then flushed the bytecode of the request path, and the next
  * round ran it from the interpreter again with fresh inline caches (a /health round read 148, then
- * 316, then 237 k instructions a request). Kept compiled, every round measures the warm path.
+ * 316, then 237 k instructions a request). Optimised code still arrives late (valgrind runs one
+ * thread at a time, V8 compiles it on another), so rounds fall for a while: read the least of them.
+ * `--no-concurrent-recompilation`, which compiles it on the main thread, made it worse: 550 to 900 k
+ * instructions a /health request, rounds after rounds.
  */
 export const NODE_FLAGS = ['--no-flush-bytecode'];
 
