@@ -12,6 +12,7 @@
 // same under valgrind's callgrind: each server's main-thread instructions over exactly --requests
 // requests a round, counted in the callbacks that do a request's work (bench/lib/callgrind.ts), a
 // count the machine's load does not move (slow: valgrind runs ~50× slower, rounds take minutes).
+// With --versus, the other build runs as a third side in the same rounds (before and after a change).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -198,31 +199,35 @@ async function instructions(name: string): Promise<void> {
     nodeFlags: NODE_FLAGS,
   });
   const server = reference ? await startServer(reference.server, [], callgrindPrefix(join(dir, 'reference')), NODE_FLAGS) : null;
+  const other = values.versus
+    ? await startBridgeProcess({
+        configDir: configDir({ fps: 1 }),
+        game: TINY,
+        dist: values.versus,
+        prefix: callgrindPrefix(join(dir, 'versus')),
+        nodeFlags: NODE_FLAGS,
+      })
+    : null;
+  const makeSide = (label: string, pid: number, file: string, sideOptions: LoadOptions) => ({
+    label,
+    counter: new MainThreadCounter(pid, join(dir, file)),
+    options: sideOptions,
+    perRequest: [] as number[],
+    totalPerRequest: [] as number[],
+  });
+  // The bridge first and its reference second: the ratios below are taken between those two.
   const sides = [
-    {
-      label: name,
-      counter: new MainThreadCounter(bridge.child.pid!, join(dir, 'bridge')),
-      options: options(bridge.url, bridge.token),
-      perRequest: [] as number[],
-      totalPerRequest: [] as number[],
-    },
-    ...(server && reference
-      ? [
-          {
-            label: reference.target.reference,
-            counter: new MainThreadCounter(server.child.pid!, join(dir, 'reference')),
-            options: reference.options(server.url),
-            perRequest: [] as number[],
-            totalPerRequest: [] as number[],
-          },
-        ]
-      : []),
+    makeSide(name, bridge.child.pid!, 'bridge', options(bridge.url, bridge.token)),
+    ...(server && reference ? [makeSide(reference.target.reference, server.child.pid!, 'reference', reference.options(server.url))] : []),
+    ...(other ? [makeSide(`${name} (${values.versus})`, other.child.pid!, 'versus', options(other.url, other.token))] : []),
   ];
   // A long bound: under valgrind a request takes milliseconds; `amount` ends each run.
   const exactly = (o: LoadOptions, amount: number): LoadOptions => ({ ...o, amount, duration: 1200 });
   for (const side of sides) await load(exactly(side.options, WARM_UP_REQUESTS));
   for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 ? [...sides].reverse() : sides;
+    // Each round starts with another side, and every second round runs them backwards.
+    const turned = sides.map((_, i) => sides[(round + i) % sides.length]!);
+    const order = round % 2 ? turned.reverse() : turned;
     for (const side of order) {
       const counted = await side.counter.count(() => load(exactly(side.options, REQUESTS)));
       side.perRequest.push(counted.request / REQUESTS);
@@ -234,6 +239,7 @@ async function instructions(name: string): Promise<void> {
   }
   await bridge.stop();
   await server?.stop();
+  await other?.stop();
   for (const side of sides) {
     process.stdout.write(
       `${side.label}: main thread ${(median(side.perRequest) / 1000).toFixed(1)} k instructions per request in the request's callbacks, least ${(Math.min(...side.perRequest) / 1000).toFixed(1)} k ` +
@@ -241,15 +247,18 @@ async function instructions(name: string): Promise<void> {
         `${(median(side.totalPerRequest) / 1000).toFixed(1)} k in all, timers and other per-second work included\n`,
     );
   }
-  if (sides.length === 2 && reference) {
-    const perRound = ratios(sides[0]!.perRequest, sides[1]!.perRequest);
-    const ratio = median(sides[0]!.perRequest) / median(sides[1]!.perRequest);
-    // A major GC that falls in a round adds to it alone: the least of each side is the steadiest.
-    const least = Math.min(...sides[0]!.perRequest) / Math.min(...sides[1]!.perRequest);
-    process.stdout.write(
-      `${name} against ${reference.target.reference}: main thread instructions/req ${ratio.toFixed(2)}× of medians, ${least.toFixed(2)}× of the least ` +
-        `(rounds ${spread(perRound)}; target ≤ ${reference.target.maxCpu}×): ${ratio <= reference.target.maxCpu ? 'ok' : 'MISS'}\n`,
-    );
+  if (server && reference) {
+    for (const mine of [sides[0]!, ...(other ? [sides[2]!] : [])]) {
+      const theirs = sides[1]!;
+      const perRound = ratios(mine.perRequest, theirs.perRequest);
+      const ratio = median(mine.perRequest) / median(theirs.perRequest);
+      // A major GC that falls in a round adds to it alone: the least of each side is the steadiest.
+      const least = Math.min(...mine.perRequest) / Math.min(...theirs.perRequest);
+      process.stdout.write(
+        `${mine.label} against ${reference.target.reference}: main thread instructions/req ${ratio.toFixed(2)}× of medians, ${least.toFixed(2)}× of the least ` +
+          `(rounds ${spread(perRound)}; target ≤ ${reference.target.maxCpu}×): ${ratio <= reference.target.maxCpu ? 'ok' : 'MISS'}\n`,
+      );
+    }
   }
   process.stdout.write(`  (callgrind files in ${dir}: callgrind_annotate <file>.<round>-01 names the main thread's functions)\n`);
 }
