@@ -35,6 +35,8 @@ t.test('at most 32 members, 3 levels; secret-looking keys redacted; __proto__ st
   const summary = summarizeArgs('x', {
     token: 'short-but-secret',
     API_KEY: 'k',
+    apikey: 'k',
+    'api-key': 'k',
     nested: { a: { b: { c: 1 } } },
     list: Array.from({ length: 40 }, (_, i) => i),
     wide: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i])),
@@ -43,6 +45,7 @@ t.test('at most 32 members, 3 levels; secret-looking keys redacted; __proto__ st
   }) as { args: Record<string, any>; truncated: boolean };
   t.equal(summary.args.token, '<redacted>');
   t.equal(summary.args.API_KEY, '<redacted>');
+  t.same([summary.args.apikey, summary.args['api-key']], ['<redacted>', '<redacted>'], 'with or without a separator');
   t.same(summary.args.nested.a, { b: '…' }, 'a list or object on the fourth level becomes the cut mark');
   t.same(
     summary.args.list,
