@@ -56,8 +56,9 @@ t.test('at most 32 members, 3 levels; secret-looking keys redacted; __proto__ st
   t.equal(Object.getPrototypeOf({}), Object.prototype, 'no prototype touched');
   t.ok(Object.keys(summary.args).includes('k'.repeat(63) + '…'), 'a long key is cut at 64');
   t.equal(summary.truncated, true);
-  const many = summarizeArgs('x', Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i]))) as { args: object };
+  const many = summarizeArgs('x', Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i]))) as { args: object; truncated?: true };
   t.equal(Object.keys(many.args).length, 32, 'at most 32 keys at the top too');
+  t.equal(many.truncated, true, 'a member left out is a cut too');
 });
 
 t.test('huge, wide and deep args: the summary stays within 2 KiB', async (t) => {
