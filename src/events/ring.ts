@@ -13,6 +13,7 @@ export class EventRing<T extends { readonly seq: number; readonly bytes: number 
   constructor(capacity: number, maxBytes = Number.POSITIVE_INFINITY) {
     this.capacity = capacity;
     this.maxBytes = maxBytes;
+    // Stryker disable next-line ArrayDeclaration: the length only sizes the array ahead; slots are set by index
     this.#items = new Array<T | undefined>(capacity);
   }
 

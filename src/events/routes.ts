@@ -33,6 +33,7 @@ export function eventsRoutes(hub: EventHub): Hono<Env> {
       const outgoing = c.env?.outgoing;
       const sink: StreamSink = {
         write: (chunk) => stream.write(chunk),
+        // Stryker disable next-line ArrowFunction: streamSSE closes the stream itself once this callback, which awaits the end, returns
         close: () => stream.close(),
         // A client that stopped reading cannot be ended cleanly: drop its connection.
         destroy: () => (outgoing ? outgoing.destroy() : void stream.abort()),

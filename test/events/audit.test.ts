@@ -35,6 +35,8 @@ t.test('at most 32 members, 3 levels; secret-looking keys redacted; __proto__ st
   const summary = summarizeArgs('x', {
     token: 'short-but-secret',
     API_KEY: 'k',
+    apikey: 'k',
+    'api-key': 'k',
     nested: { a: { b: { c: 1 } } },
     list: Array.from({ length: 40 }, (_, i) => i),
     wide: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i])),
@@ -43,6 +45,7 @@ t.test('at most 32 members, 3 levels; secret-looking keys redacted; __proto__ st
   }) as { args: Record<string, any>; truncated: boolean };
   t.equal(summary.args.token, '<redacted>');
   t.equal(summary.args.API_KEY, '<redacted>');
+  t.same([summary.args.apikey, summary.args['api-key']], ['<redacted>', '<redacted>'], 'with or without a separator');
   t.same(summary.args.nested.a, { b: '…' }, 'a list or object on the fourth level becomes the cut mark');
   t.same(
     summary.args.list,
@@ -53,8 +56,9 @@ t.test('at most 32 members, 3 levels; secret-looking keys redacted; __proto__ st
   t.equal(Object.getPrototypeOf({}), Object.prototype, 'no prototype touched');
   t.ok(Object.keys(summary.args).includes('k'.repeat(63) + '…'), 'a long key is cut at 64');
   t.equal(summary.truncated, true);
-  const many = summarizeArgs('x', Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i]))) as { args: object };
+  const many = summarizeArgs('x', Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i]))) as { args: object; truncated?: true };
   t.equal(Object.keys(many.args).length, 32, 'at most 32 keys at the top too');
+  t.equal(many.truncated, true, 'a member left out is a cut too');
 });
 
 t.test('huge, wide and deep args: the summary stays within 2 KiB', async (t) => {

@@ -395,3 +395,112 @@ t.test('counters: published, dropped, by kind; an overflowing stream is counted 
   t.same([h.stats.streams, h.slots.inUse], [0, 0]);
   await h.stop();
 });
+
+t.test('a hub given no kinds knows none, and has none to suggest', async (t) => {
+  const bare = new EventHub({ history: 10, maxStreams: 1, multiAgent: false, tick: () => 0, keepAliveMs: 60_000, log: pino({ level: 'silent' }) });
+  t.strictSame(bare.parseKinds(['ping'], 'kinds'), {
+    ok: false,
+    code: 'BAD_ARGS',
+    message: "kinds: unknown event kind 'ping' (GET /capabilities lists event_kinds)",
+    did_you_mean: [],
+  });
+  await bare.stop();
+});
+
+t.test('recv_events names its own argument in a kinds refusal', async (t) => {
+  const h = hub();
+  t.match(h.recv({ kinds: ['nope'] }, zeus, undefined), {
+    ok: false,
+    code: 'BAD_ARGS',
+    message: "args.kinds: unknown event kind 'nope' (GET /capabilities lists event_kinds)",
+  });
+  await h.stop();
+});
+
+t.test('agents.json reload events: read_all holders only, about no kingdom', async (t) => {
+  const h = hub();
+  h.emitReadAllOnly('agents_reloaded', { agents: 2 });
+  const [event] = now(h, zeus).items.map((json) => JSON.parse(json) as Record<string, unknown>);
+  t.match(event, { seq: 1, kind: 'agents_reloaded', tick: 7, agents: 2 });
+  t.same(event!.kingdom_ids, []);
+  t.equal(now(h, athena).count, 0, 'a player does not see it');
+  await h.stop();
+});
+
+t.test('stop() ends the keep-alive timer start() set', async (t) => {
+  const realSet = globalThis.setInterval;
+  const realClear = globalThis.clearInterval;
+  const set: unknown[] = [];
+  const cleared: unknown[] = [];
+  globalThis.setInterval = ((fn: () => void, ms: number) => {
+    const timer = realSet(fn, ms);
+    set.push(timer);
+    return timer;
+  }) as typeof setInterval;
+  globalThis.clearInterval = ((timer: NodeJS.Timeout) => {
+    cleared.push(timer);
+    realClear(timer);
+  }) as typeof clearInterval;
+  try {
+    const h = hub();
+    h.start();
+    t.equal(set.length, 1, 'one timer for every stream');
+    await h.stop();
+    t.ok(cleared.includes(set[0]), 'cleared at stop()');
+  } finally {
+    globalThis.setInterval = realSet;
+    globalThis.clearInterval = realClear;
+  }
+});
+
+t.test("closeAgent(): that agent's streams close and its waiting recv_events answer; no one else's", async (t) => {
+  const h = hub({ maxStreams: 8 });
+  const ares = caller('ares', 'faction_player', 2);
+  const hers = sink();
+  const gods = sink();
+  h.subscribe({ caller: athena, kinds: null, since: undefined, sink: hers.sink, lease: lease(h, athena) });
+  h.subscribe({ caller: zeus, kinds: null, since: undefined, sink: gods.sink, lease: lease(h, zeus) });
+  let answered = '';
+  const herWait = h.recv({ wait_ms: 10_000 }, athena, undefined) as Promise<Outcome<RecvResult>>;
+  const hisWait = h.recv({ wait_ms: 10_000 }, ares, undefined) as Promise<Outcome<RecvResult>>;
+  void herWait.then(() => (answered += 'athena'));
+  void hisWait.then(() => (answered += 'ares'));
+  h.closeAgent('athena');
+  await tick();
+  t.equal(answered, 'athena', "her waiting recv_events answered, ares's still waiting");
+  t.same([hers.state.closed, gods.state.closed], [true, false], 'her stream closed, the god’s open');
+  t.same([h.stats.streams, h.stats.waiting, h.slots.inUse], [1, 1, 2], 'her slots given back');
+  await h.stop();
+  await hisWait;
+});
+
+t.test("a reload that removes an agent closes its streams; the others' follow their new context", async (t) => {
+  const h = hub();
+  const hers = sink();
+  const gods = sink();
+  h.subscribe({ caller: athena, kinds: null, since: undefined, sink: hers.sink, lease: lease(h, athena) });
+  const god = h.subscribe({ caller: zeus, kinds: null, since: undefined, sink: gods.sink, lease: lease(h, zeus) });
+  const observer = { ...zeus, role: 'observer' as const };
+  h.rebindCallers((id) => (id === 'zeus' ? observer : null));
+  await tick();
+  t.same([hers.state.closed, gods.state.closed], [true, false]);
+  t.equal(god.caller, observer);
+  t.same([h.stats.streams, h.slots.inUse], [1, 1]);
+  await h.stop();
+});
+
+t.test('stream slots: a quarter is kept for read_all holders; a player cannot take it', async (t) => {
+  const h = hub({ maxStreams: 4 });
+  const ares = caller('ares', 'faction_player', 2);
+  lease(h, athena);
+  lease(h, athena);
+  lease(h, ares);
+  t.match(h.slots.takeFor(ares), {
+    ok: false,
+    code: 'BUSY',
+    message: /^the 3 event streams open to agents without read_all are all taken; the other 1 \(a quarter of the 4/,
+  });
+  t.notOk('ok' in h.slots.takeFor(zeus), 'the god takes the kept one');
+  t.equal(h.slots.inUse, 4);
+  await h.stop();
+});

@@ -9,6 +9,7 @@ import { ALL_PERMISSIONS, ROLE_MASKS } from '../../src/auth/permissions.ts';
 import type { Outcome } from '../../src/errors/bridge-error.ts';
 import type { RecvResult } from '../../src/events/hub.ts';
 import { createEvents, type EventLayer } from '../../src/events/index.ts';
+import { allKinds } from '../../src/events/kinds.ts';
 import type { Env, RequestLog } from '../../src/http/context.ts';
 import { DEFAULT_TIMINGS, LIMITS } from '../../src/limits.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
@@ -155,6 +156,9 @@ t.test('createEvents: the history, the tick, the stream slots and the kinds it i
     'the bridge’s kinds',
   );
   t.match(events.hub.parseKinds(['ping'], 'kinds'), { ok: false, code: 'BAD_ARGS' }, 'no game kind before the game declares it');
+  // A name near none of them ties with all: the suggestions show the list itself, in its order.
+  const far = events.hub.parseKinds(['z'.repeat(30)], 'kinds') as { did_you_mean: string[] };
+  t.same(far.did_you_mean, allKinds([]).slice(0, 5), 'the bridge’s kinds alone, sorted');
   await events.stop();
   await legacy.stop();
 });
@@ -378,6 +382,20 @@ t.test('the audit of POST /cmd: one `command` record per answer but refusals, se
   }
   await answer(200, null, { name: 'recv_events', args: {} });
   t.equal(events.hub.seq, 3, 'refusals and recv_events leave no record');
+  await events.stop();
+});
+
+t.test('the audit: the record says where the command ran (tick, order) when it reached the game thread', async (t) => {
+  const events = layer();
+  t.same(events.entry.before, { method: 'POST', path: '/cmd', handler: events.audit }, 'mounted in front of POST /cmd alone');
+  t.equal(events.entry.routes, events.routes, 'beside GET /events');
+  await appFor(events, athena, (c) => {
+    c.set('cmdRequest', { name: 'spawn', args: {} });
+    c.set('place', { tick: 12, order: 3 });
+    c.get('line').status = 200;
+    return c.json({});
+  }).request('/cmd', { method: 'POST' });
+  t.same(parsed(await recv(events, zeus))[0]!.place, { tick: 12, order: 3 });
   await events.stop();
 });
 

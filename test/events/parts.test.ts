@@ -66,7 +66,9 @@ t.test('collector: ticks are whole, fields are objects, kingdom ids integers', a
   collector.emit('ping', { a: 1 }, [1.5, 2, Number.NaN, 3]);
   collector.emit('ping', [1, 2] as unknown as Record<string, unknown>, []);
   collector.flush();
-  t.same(batches[0]!.events, [
+  t.equal(batches[0]!.type, 'events', 'the message type the main loop routes batches by');
+  // strictSame: a null must not pass for undefined (the fields of an event without any).
+  t.strictSame(batches[0]!.events, [
     { kind: 'ping', tick: 5, fields: undefined, kingdomIds: [] },
     { kind: 'ping', tick: 5, fields: undefined, kingdomIds: [] },
     { kind: 'ping', tick: -1, fields: { a: 1 }, kingdomIds: [2, 3] },
@@ -104,11 +106,15 @@ t.test('collector: fields that cannot be copied are dropped with one warning per
   const sent: EventBatch[] = [];
   const kinds = new Set(['ping', 'pong']);
   const warnings: string[] = [];
+  const details: unknown[] = [];
   const collector = createCollector({
     kinds,
     currentTick: () => 0,
     send: (batch) => void sent.push(structuredClone(batch)),
-    warn: (message) => void warnings.push(message),
+    warn: (message, detail) => {
+      warnings.push(message);
+      details.push(detail);
+    },
   });
   const fn = { f: () => 1 } as unknown as Record<string, unknown>;
   collector.emit('ping', fn);
@@ -124,6 +130,7 @@ t.test('collector: fields that cannot be copied are dropped with one warning per
     "an event of kind 'ping' carried fields that cannot be copied to the main loop (plain JSON data only); dropped",
     "an event of kind 'pong' carried fields that cannot be copied to the main loop (plain JSON data only); dropped",
   ]);
+  t.same(details, [{ kind: 'ping' }, { kind: 'pong' }], 'the log line names the kind as a field too');
 
   const broken: string[] = [];
   const dead = createCollector({
@@ -201,6 +208,14 @@ t.test('declared kinds: every reason, every bound of a name', async (t) => {
     { kind: max + 'c', reason: pattern },
     { kind: 'command', reason: 'only the bridge emits this kind' },
   ]);
+  // What is not a string is refused even when its text would pass: the kind would not be a string.
+  t.same(checkDeclaredKinds([['ping'], { toString: () => 'pong' }]), {
+    kinds: [],
+    ignored: [
+      { kind: 'ping', reason: pattern },
+      { kind: 'pong', reason: pattern },
+    ],
+  });
   t.equal(KIND_PATTERN.source, '^[a-z][a-z0-9_]{0,63}$');
   t.same([...gameEmittableKinds(['ping', 'Bad', 'command', 'message', 'world_saved'])].sort(), [
     'ping',
@@ -353,10 +368,12 @@ t.test('objective watch: stopped during a look, it judges and emits nothing more
   let judged = 0;
   let release!: () => void;
   let asked!: () => void;
+  let looks = 0;
   const askedOnce = new Promise<void>((resolve) => (asked = resolve));
   const watch = watchObjectives({
     intervalMs: 1,
     kingdoms: () => {
+      looks++;
       asked();
       return new Promise((resolve) => (release = () => resolve({ ok: true, value: [] })));
     },
@@ -374,6 +391,7 @@ t.test('objective watch: stopped during a look, it judges and emits nothing more
   await new Promise((resolve) => setTimeout(resolve, 20));
   clearInterval(alive);
   t.equal(judged, 0, 'the kingdoms came back after stop(): nothing judged');
+  t.equal(looks, 1, 'and no look is scheduled after it');
 
   let second!: () => void;
   const judging = new Promise<void>((resolve) => (second = resolve));
@@ -406,6 +424,7 @@ t.test('audience: a restricted event is never narrowed; the read-all-only audien
   t.equal(fogClaim(athena, { kingdomIds: [1, 2], restrict: null }), 1);
   t.equal(fogClaim({ ...athena, partialIntel: false }, { kingdomIds: [1, 2], restrict: null }), null);
   t.equal(fogClaim(caller('zeus', 'god', null), { kingdomIds: [1, 2], restrict: null }), null);
+  t.equal(fogClaim(caller('zeus', 'god', 1), { kingdomIds: [1, 2], restrict: null }), null, 'read_all under partial_intel with a claim: whole');
   const record = new StoredEvent(1, 'command', 0, 'now', [1, 2], { secret: 1 }, { agents: ['athena'], readAll: true }, new Set(['secret']));
   t.equal(record.jsonFor(athena), record.json, 'given whole to its audience');
   t.ok(Object.isFrozen(READ_ALL_ONLY) && Object.isFrozen(READ_ALL_ONLY.agents), 'shared by every reload event: frozen');

@@ -1,6 +1,8 @@
 // One stream's delivery on its own, with a connection played by hand: chunks of at most chunkBytes
 // (the gap first, then the backlog, then live events), the buffer's exact bound, and the three ways
 // a stream ends (cleanly, the client gone, the client too slow).
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import t from 'tap';
 import { ALL_PERMISSIONS, ROLE_MASKS } from '../../src/auth/permissions.ts';
 import { StoredEvent } from '../../src/events/event.ts';
@@ -155,6 +157,7 @@ t.test('end(): what is buffered is written, then the response ends; the reason i
   await conn.take();
   await s.done;
   t.same(conn.ids(), [[1], [2], [3]], 'the backlog and the live event, nothing offered after end()');
+  t.notMatch(conn.texts().join(''), /keep-alive/, 'no keep-alive after end() either');
   t.equal(conn.state.closed, 1);
 
   const idle = connection(true);
@@ -196,6 +199,42 @@ t.test('destroy(): the connection is dropped and nothing buffered is kept', asyn
   await conn.take();
   await s.done;
   t.same(conn.ids(), [[1]], 'neither the rest of the backlog nor the pending event is written');
+});
+
+t.test('destroy() while a write is pending: once it completes, nothing buffered is written and the stream settles', async (t) => {
+  const conn = connection();
+  // The gap fills the first chunk alone, so the whole backlog is still waiting.
+  const { s } = subscriber(conn, { preamble: 'G'.repeat(998) + '\n\n', backlog: [event(1, 500)], chunk: 1000 });
+  s.offer(event(2, 500));
+  await settle();
+  t.equal(conn.chunks.length, 1, 'the gap in flight');
+  s.end();
+  s.destroy();
+  await conn.take();
+  await s.done;
+  t.equal(conn.chunks.length, 1, 'neither the backlog nor the live event after the drop');
+});
+
+t.test('a stream that has written its backlog holds none of it', async (t) => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const conn = connection(true);
+  const refs: Array<WeakRef<StoredEvent>> = [];
+  const backlog = () => {
+    const list = [event(1, 300), event(2, 300)];
+    for (const e of list) refs.push(new WeakRef(e));
+    return list;
+  };
+  const { s } = subscriber(conn, { backlog: backlog() });
+  // WeakRefs are cleared only after the current job; two rounds, as the written chunks settle.
+  for (let round = 0; round < 2; round++) {
+    await settle();
+    gc();
+  }
+  t.same(conn.ids(), [[1, 2]], 'written');
+  t.equal(refs.filter((ref) => ref.deref() !== undefined).length, 0, 'its events can be collected while the stream lives on');
+  s.end();
+  await s.done;
 });
 
 t.test('wants(): the kinds filter and the audience, against the caller the stream has now', async (t) => {
