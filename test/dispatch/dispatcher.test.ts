@@ -7,6 +7,7 @@ import { COMMANDS } from '../../src/commands/index.ts';
 import { createCollector } from '../../src/events/collector.ts';
 import type { EventBatch } from '../../src/shared/protocol.ts';
 import { createDrainer } from '../../src/dispatch/drain.ts';
+import { badArgs } from '../../src/errors/bridge-error.ts';
 import { GameQueue, TIMEOUT_MESSAGE } from '../../src/dispatch/game-queue.ts';
 import { DEFAULT_TIMINGS, LIMITS, type Timings } from '../../src/limits.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
@@ -781,6 +782,24 @@ t.test("a read's reply carries no place at all; an action's carries its own", as
   const [read, action] = replies();
   t.notOk('place' in read!, 'no place key on the wire');
   t.same(action!.place, { tick: 0, order: 0 });
+});
+
+t.test('places: action and control entries take one; a refusal in the frame gives its own back, and a refused read has none to give', async (t) => {
+  const refused = () => {
+    throw badArgs('no such tile');
+  };
+  const { drainer, send, replies } = drainerWith(t, {
+    act: { category: 'action', frame: () => 1 },
+    ctl: { category: 'control', frame: () => 2 },
+    look: { category: 'read', frame: refused },
+    refuse: { category: 'action', frame: refused },
+  });
+  for (const command of ['act', 'look', 'ctl', 'refuse', 'act']) await send(command);
+  drainer.drainFrame();
+  t.same(
+    replies().map((reply) => reply.place ?? null),
+    [{ tick: 0, order: 0 }, null, { tick: 0, order: 1 }, null, { tick: 0, order: 2 }],
+  );
 });
 
 t.test('realtime: a frame that moved the tick runs the tick hooks once, with the tick reached; a throwing hook is reported', async (t) => {
