@@ -7,8 +7,9 @@ import { COMMANDS } from '../../src/commands/index.ts';
 import { createCollector } from '../../src/events/collector.ts';
 import type { EventBatch } from '../../src/shared/protocol.ts';
 import { createDrainer } from '../../src/dispatch/drain.ts';
+import { badArgs } from '../../src/errors/bridge-error.ts';
 import { GameQueue, TIMEOUT_MESSAGE } from '../../src/dispatch/game-queue.ts';
-import { DEFAULT_TIMINGS, type Timings } from '../../src/limits.ts';
+import { DEFAULT_TIMINGS, LIMITS, type Timings } from '../../src/limits.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
 import type { GameModule } from '../../src/shared/game-module.ts';
 import type { ActionMessage, ActionReply } from '../../src/shared/protocol.ts';
@@ -232,10 +233,12 @@ t.test('a frame runs at most 256 items; an action that does not fit waits, first
   t.equal(Atomics.load(shared.control, kQueued), 4, 'queued actions are counted in shared memory');
   drainer.drainFrame();
   t.same(ran, ['a200', 'b56'], 'exactly 256 items fit in one frame');
+  t.equal(drainer.carrying, true, 'the entry that did not fit is carried');
   t.equal(shared.stats[sItems], 256);
   t.equal(shared.stats[sFullFrames], 1, '256 items is a full frame');
   drainer.drainFrame();
   t.same(ran, ['a200', 'b56', 'c100', 'd1'], 'the carried action runs first, then the rest in order');
+  t.equal(drainer.carrying, false, 'nothing carried once it ran');
   t.equal(shared.stats[sItems], 357);
   t.equal(shared.stats[sActions], 4);
   t.equal(Atomics.load(shared.control, kQueued), 0);
@@ -696,4 +699,159 @@ t.test('game queue: a deadline that finds the entry expired by the game thread w
   t.ok(pending.value!.queueWaitMs >= 20 && pending.value!.queueWaitMs < 10_000, `waited ${pending.value!.queueWaitMs} ms`);
   t.equal(queue.pending, 0);
   t.equal(Atomics.load(shared.entries, message.slot), ENTRY_FREE);
+});
+
+t.test('an answer whose events cannot be copied still arrives, after the events that can', async (t) => {
+  const order: string[] = [];
+  const { queue, drainer } = setup(t, {}, (args) => args, {
+    onEvents: (batch) => order.push(`events ${batch.events.map((e) => e.fields!.n).join(',')} dropped ${batch.dropped}`),
+    onEnv: (env) => {
+      env.emit('ping', { n: 1 });
+      env.emit('ping', { n: 2, f: () => 0 });
+    },
+  });
+  const answer = queue.submit('probe', 'run', 'x', caller).then((a) => (order.push(`answer ${a.outcome.ok}`), a));
+  await tick();
+  drainer.drainFrame();
+  const got = await Promise.race([answer, sleep(2000).then(() => null)]);
+  t.ok(got, 'answered');
+  t.same(order, ['events 1 dropped 1', 'answer true']);
+});
+
+/** The game-thread half with the commands given, on the world's own tick; its replies read off the port. */
+function drainerWith(
+  t: Tap.Test,
+  frames: Record<string, { category?: string; frame: (env: FrameEnv<unknown>) => unknown }>,
+  options: { clockMode?: 'realtime' | 'lockstep'; maxSavepoints?: number; warn?: (message: string) => void } = {},
+) {
+  const { port1, port2 } = new MessageChannel();
+  const shared = createSharedState();
+  const world = { tick: 0 };
+  const game = { currentTick: () => world.tick } as unknown as GameModule;
+  const commands = new Map(Object.entries(frames).map(([name, def]) => [name, { name, ...def } as unknown as CommandDef]));
+  const drainer = createDrainer({ port: port2, shared, game, commands, timings: DEFAULT_TIMINGS, ...options });
+  t.teardown(() => {
+    port1.close();
+    port2.close();
+  });
+  let slot = 0;
+  const send = async (command: string): Promise<void> => {
+    const message: ActionMessage = {
+      slot,
+      id: slot,
+      command,
+      phase: 'run',
+      input: {},
+      caller,
+      enqueuedAt: performance.timeOrigin + performance.now(),
+      items: 1,
+    };
+    Atomics.store(shared.entries, slot++, ENTRY_QUEUED);
+    Atomics.add(shared.control, kQueued, 1);
+    port1.postMessage(message);
+    await tick();
+  };
+  const replies = (): Array<Extract<ActionReply, { kind: 'done' }>> => {
+    const out: Array<Extract<ActionReply, { kind: 'done' }>> = [];
+    for (let r = receiveMessageOnPort(port1); r; r = receiveMessageOnPort(port1)) out.push(r.message as Extract<ActionReply, { kind: 'done' }>);
+    return out;
+  };
+  return { drainer, shared, world, send, replies };
+}
+
+t.test('the drainer by default: the realtime clock and 16 savepoints; a handler gets both, and the maxSavepoints given', async (t) => {
+  const seen: Array<FrameEnv<unknown>> = [];
+  const see = { frame: (env: FrameEnv<unknown>) => void seen.push(env) };
+  const plain = drainerWith(t, { see });
+  await plain.send('see');
+  plain.drainer.drainFrame();
+  t.equal(plain.drainer.clock.mode, 'realtime');
+  t.equal(seen[0]!.clock, plain.drainer.clock);
+  t.equal(seen[0]!.maxSavepoints, LIMITS.maxSavepointsDefault);
+  const three = drainerWith(t, { see }, { maxSavepoints: 3 });
+  await three.send('see');
+  three.drainer.drainFrame();
+  t.equal(seen[1]!.maxSavepoints, 3);
+});
+
+t.test("a read's reply carries no place at all; an action's carries its own", async (t) => {
+  const { drainer, send, replies } = drainerWith(t, { look: { category: 'read', frame: () => 1 }, act: { category: 'action', frame: () => 2 } });
+  await send('look');
+  await send('act');
+  drainer.drainFrame();
+  const [read, action] = replies();
+  t.notOk('place' in read!, 'no place key on the wire');
+  t.same(action!.place, { tick: 0, order: 0 });
+});
+
+t.test('places: action and control entries take one; a refusal in the frame gives its own back, and a refused read has none to give', async (t) => {
+  const refused = () => {
+    throw badArgs('no such tile');
+  };
+  const { drainer, send, replies } = drainerWith(t, {
+    act: { category: 'action', frame: () => 1 },
+    ctl: { category: 'control', frame: () => 2 },
+    look: { category: 'read', frame: refused },
+    refuse: { category: 'action', frame: refused },
+  });
+  for (const command of ['act', 'look', 'ctl', 'refuse', 'act']) await send(command);
+  drainer.drainFrame();
+  t.same(
+    replies().map((reply) => reply.place ?? null),
+    [{ tick: 0, order: 0 }, null, { tick: 0, order: 1 }, null, { tick: 0, order: 2 }],
+  );
+});
+
+t.test('realtime: a frame that moved the tick runs the tick hooks once, with the tick reached; a throwing hook is reported', async (t) => {
+  const warnings: string[] = [];
+  const { drainer, world } = drainerWith(t, {}, { warn: (message) => void warnings.push(message) });
+  const ticks: number[] = [];
+  drainer.clock.onTick((tick) => void ticks.push(tick));
+  drainer.drainFrame();
+  t.same(ticks, [], 'the tick did not move');
+  world.tick = 3;
+  drainer.drainFrame();
+  drainer.drainFrame();
+  t.same(ticks, [3]);
+  drainer.clock.onTick(() => {
+    throw new Error('a broken recorder');
+  });
+  world.tick = 4;
+  drainer.drainFrame();
+  t.same(ticks, [3, 4]);
+  t.same(warnings, ['a clock hook threw and was removed: a broken recorder'], 'through the warn given to the drainer');
+});
+
+t.test('lockstep: a drain runs no tick hook; a tick closed through the clock steps the jobs, publishes the tick, then runs them', async (t) => {
+  const { drainer, shared, world, send, replies } = drainerWith(
+    t,
+    {
+      // A command that moves the world without closing a tick (as a test game may): no hook runs.
+      move: { category: 'control', frame: () => (world.tick = 9) },
+      tick_once: {
+        category: 'control',
+        frame: (env) => {
+          world.tick++;
+          env.clock.endTick();
+        },
+      },
+    },
+    { clockMode: 'lockstep' },
+  );
+  let steps = 0;
+  drainer.jobs.register({ step: () => (steps++, false) });
+  const seen: Array<[number, number, number]> = [];
+  drainer.clock.onTick((tick) => void seen.push([tick, steps, Atomics.load(shared.control, kTick)]));
+  await send('move');
+  drainer.drainQueued();
+  t.same(seen, [], 'no hook from a drain');
+  await send('tick_once');
+  drainer.drainQueued();
+  t.same(seen, [[10, 1, 10]], 'the jobs stepped once and the tick published before the hooks ran');
+  t.same(
+    replies().map((reply) => reply.outcome.ok),
+    [true, true],
+    'closing a tick needs no event collector',
+  );
+  drainer.jobs.cancelAll();
 });

@@ -215,7 +215,10 @@ t.test('execute: a pool step after the frame gets the frame value; times add up'
   const f = fakes({ framed: { outcome: ok({ tiles: 3 }) }, answer: { outcome: ok('encoded'), runMs: 5 } });
   const result = await execute(def({ requiresMainThread: true, pool: () => {} }), { a: 1 }, caller, f.queue, f.pool);
   t.same(f.pooled, [[{ command: 'cmd', args: { a: 1 }, caller, frameValue: { tiles: 3 } }]]);
-  t.same(result, { outcome: ok('encoded'), queueWaitMs: 7, runMs: 8, settled: null });
+  t.strictSame(result, { outcome: ok('encoded'), queueWaitMs: 7, runMs: 8, settled: null }, 'no place when the frame had none');
+  const placed = fakes({ framed: { outcome: ok(1), place: { tick: 4, order: 2 } } });
+  const withPlace = await execute(def({ requiresMainThread: true, pool: () => {} }), {}, caller, placed.queue, placed.pool);
+  t.same(withPlace.place, { tick: 4, order: 2 }, "the frame step's place stays with the answer");
   const failed = fakes({ framed: { outcome: fail('frame failed') } });
   const answer = await execute(def({ requiresMainThread: true, pool: () => {} }), {}, caller, failed.queue, failed.pool);
   t.same(failed.pooled, [], 'a failed frame skips the pool step');
