@@ -99,3 +99,19 @@ t.test('a player’s place given back lets another player in', async (t) => {
   lease(slots.take(player('eris')));
   t.equal(slots.inUse, 3);
 });
+
+t.test('an agent that gives one place back may take one again, and no more than its half', async (t) => {
+  const slots = new CappedSlots(8, WORDS);
+  const held = Array.from({ length: 4 }, () => lease(slots.take(player('athena'))));
+  held[0]!.release();
+  lease(slots.take(player('athena')));
+  t.match(refusal(slots.take(player('athena'))).message, /^agent 'athena' already holds 4 widgets/, 'the count went down by one, not to zero');
+  for (const l of held.slice(1)) l.release();
+  t.equal(slots.inUse, 1);
+});
+
+t.test('words without what counts: the full message leaves that part out', async (t) => {
+  const slots = new CappedSlots(1, { noun: 'sessions', cap: '[Test] max_sessions', freeOne: 'end one' });
+  lease(slots.take(god('zeus')));
+  t.equal(refusal(slots.take(god('owl'))).message, 'all 1 sessions are taken ([Test] max_sessions); end one of yours, or retry later');
+});
