@@ -3,26 +3,11 @@
 // from fog; everyone else gets it whole. Built once per event and claim. Over HTTP: visibility.test.ts.
 import pino from 'pino';
 import t from 'tap';
-import { ALL_PERMISSIONS, ROLE_MASKS } from '../../src/auth/permissions.ts';
 import { StoredEvent } from '../../src/events/event.ts';
 import { EventHub } from '../../src/events/hub.ts';
 import { checkEventFog } from '../../src/events/kinds.ts';
 import { SANDBOX_EVENT_FOG, SANDBOX_EVENTS } from '../../src/game/events.ts';
-import type { CallerContext } from '../../src/shared/caller.ts';
-
-function caller(agentId: string, role: 'god' | 'observer' | 'faction_player', claim: number | null, partialIntel = true): CallerContext {
-  return {
-    agentId,
-    agentIndex: 0,
-    role,
-    permissions: role === 'god' ? ALL_PERMISSIONS : ROLE_MASKS[role],
-    claimedKingdomId: claim,
-    scenario: 'pvp',
-    partialIntel,
-    turnBased: false,
-    legacyMode: false,
-  };
-}
+import { caller } from './callers.ts';
 
 const spawned = () =>
   new StoredEvent(

@@ -4,27 +4,13 @@
 // main paths.
 import pino from 'pino';
 import t from 'tap';
-import { ALL_PERMISSIONS, ROLE_MASKS } from '../../src/auth/permissions.ts';
 import { EventHub, type RecvResult } from '../../src/events/hub.ts';
 import { allKinds } from '../../src/events/kinds.ts';
 import type { StreamSink } from '../../src/events/subscriber.ts';
 import { LIMITS } from '../../src/limits.ts';
 import type { Outcome } from '../../src/errors/bridge-error.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
-
-function caller(agentId: string, role: 'god' | 'faction_player', claim: number | null, partialIntel = true): CallerContext {
-  return {
-    agentId,
-    agentIndex: 0,
-    role,
-    permissions: role === 'god' ? ALL_PERMISSIONS : ROLE_MASKS[role],
-    claimedKingdomId: claim,
-    scenario: 'pvp',
-    partialIntel,
-    turnBased: false,
-    legacyMode: false,
-  };
-}
+import { caller } from './callers.ts';
 
 const zeus = caller('zeus', 'god', null);
 const athena = caller('athena', 'faction_player', 1);

@@ -5,7 +5,6 @@
 import { Hono, type Context } from 'hono';
 import pino from 'pino';
 import t from 'tap';
-import { ALL_PERMISSIONS, ROLE_MASKS } from '../../src/auth/permissions.ts';
 import type { Outcome } from '../../src/errors/bridge-error.ts';
 import type { RecvResult } from '../../src/events/hub.ts';
 import { createEvents, type EventLayer } from '../../src/events/index.ts';
@@ -13,20 +12,7 @@ import { allKinds } from '../../src/events/kinds.ts';
 import type { Env, RequestLog } from '../../src/http/context.ts';
 import { DEFAULT_TIMINGS, LIMITS } from '../../src/limits.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
-
-function caller(agentId: string, role: 'god' | 'faction_player', claim: number | null): CallerContext {
-  return {
-    agentId,
-    agentIndex: 0,
-    role,
-    permissions: role === 'god' ? ALL_PERMISSIONS : ROLE_MASKS[role],
-    claimedKingdomId: claim,
-    scenario: 'pvp',
-    partialIntel: true,
-    turnBased: false,
-    legacyMode: false,
-  };
-}
+import { caller } from './callers.ts';
 
 const zeus = caller('zeus', 'god', null);
 const athena = caller('athena', 'faction_player', 1);

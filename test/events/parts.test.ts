@@ -3,7 +3,6 @@
 // of restricted events, and a stored event's envelope. units.test.ts has their main paths.
 import pino from 'pino';
 import t from 'tap';
-import { ALL_PERMISSIONS, ROLE_MASKS } from '../../src/auth/permissions.ts';
 import { fogClaim, READ_ALL_ONLY } from '../../src/events/audience.ts';
 import { createCollector } from '../../src/events/collector.ts';
 import { StoredEvent } from '../../src/events/event.ts';
@@ -11,22 +10,8 @@ import { allKinds, BRIDGE_KINDS, checkDeclaredKinds, checkEventFog, gameEmittabl
 import { watchObjectives } from '../../src/events/objectives.ts';
 import { EventRing } from '../../src/events/ring.ts';
 import type { Outcome } from '../../src/errors/bridge-error.ts';
-import type { CallerContext } from '../../src/shared/caller.ts';
+import { caller } from './callers.ts';
 import type { EventBatch } from '../../src/shared/protocol.ts';
-
-function caller(agentId: string, role: 'god' | 'faction_player', claim: number | null, partialIntel = true): CallerContext {
-  return {
-    agentId,
-    agentIndex: 0,
-    role,
-    permissions: role === 'god' ? ALL_PERMISSIONS : ROLE_MASKS[role],
-    claimedKingdomId: claim,
-    scenario: 'pvp',
-    partialIntel,
-    turnBased: false,
-    legacyMode: false,
-  };
-}
 
 function collecting(options: { maxPerFrame?: number; tick?: () => number; send?: (batch: EventBatch) => void } = {}) {
   const batches: EventBatch[] = [];
