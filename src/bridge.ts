@@ -458,6 +458,7 @@ async function startHttp(ctx: StartContext, parts: Parts, connectionsTeardown: (
       info,
       log,
       maxBodyBytes: config.Bridge.max_body_bytes,
+      transferRestMsPerMiB: timings.transferRestMsPerMiB,
       capabilities,
       execute: (def, args, caller, slot) => execute(def, args, caller, game, pool, slot),
       idempotency,

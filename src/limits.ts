@@ -20,6 +20,8 @@ export interface Timings {
   eventKeepAliveMs: number;
   /** How often the main loop judges agents' objectives for objective_changed (multi-agent mode). */
   objectivePollMs: number;
+  /** decisions §13: an agent rests this long for each MiB of a large body read or large answer built. */
+  transferRestMsPerMiB: number;
 }
 
 export const DEFAULT_TIMINGS: Readonly<Timings> = Object.freeze({
@@ -32,6 +34,8 @@ export const DEFAULT_TIMINGS: Readonly<Timings> = Object.freeze({
   shutdownGraceMs: 5_000,
   eventKeepAliveMs: 15_000,
   objectivePollMs: 1_000,
+  // 16 MiB/s an agent: a 1 MiB body, about 15 ms of the main loop here, then 62.5 ms of rest.
+  transferRestMsPerMiB: 62.5,
 });
 
 export const LIMITS = Object.freeze({
@@ -127,8 +131,12 @@ export const LIMITS = Object.freeze({
   recvEventsWaitMaxMs: 25_000,
   /** decisions §10: `token` and `token_sha256` each hold 1..4 values (rotation with no gap). */
   tokensPerAgentMax: 4,
-  /** decisions §13: a request body over this (or of unknown length) is read and parsed one at a time per agent. */
+  /**
+   * decisions §13: a request body or an answer over this is large: an agent's large bodies are read
+   * one at a time (a body of unknown length counts as large), and each large transfer is paced.
+   */
   largeBodyBytes: 64 * 1024,
+
   /** decisions §12: ticks one step may ask for. */
   stepTicksMin: 1,
   stepTicksMax: 10_000,

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { BodyGate } from '../../admission/body-gate.ts';
+import { TransferGate } from '../../admission/transfer-gate.ts';
 import type { Admission, Permit } from '../../admission/semaphore.ts';
 import { permissionFailure } from '../../auth/permissions.ts';
 import { argsProblem } from '../../commands/args-problem.ts';
@@ -9,7 +9,7 @@ import type { CommandRegistry } from '../../commands/registry.ts';
 import type { Execution } from '../../dispatch/execute.ts';
 import type { Releasable } from '../../dispatch/pool.ts';
 import { badArgs, failureOf, failureOrNull, toFailure, type BridgeError } from '../../errors/bridge-error.ts';
-import { LIMITS } from '../../limits.ts';
+import { DEFAULT_TIMINGS, LIMITS } from '../../limits.ts';
 import { badArgsFailure, disabledFailure } from '../../errors/failures.ts';
 import { keyProblem } from '../../idempotency/key.ts';
 import type { IdempotencyStore } from '../../idempotency/store.ts';
@@ -30,6 +30,8 @@ export interface CmdDeps {
   session: Pick<Session, 'checkTurn' | 'acted'>;
   shared: SharedState;
   maxBodyBytes: number;
+  /** decisions §13: an agent's rest for each MiB of its large bodies and answers (default the bridge's). */
+  transferRestMsPerMiB?: number;
   /** `slot`: the request's admission slot, which a waiting recv_events gives back (decisions §7). */
   execute(def: CommandDef, args: unknown, caller: CallerContext, slot: Releasable): Promise<Execution>;
   /** decisions §8: the kept answers of Idempotency-Key requests; without it the header is only checked. */
@@ -46,7 +48,7 @@ export interface CmdDeps {
 export function cmdRoutes(deps: CmdDeps): Hono<Env> {
   const checks: CheckContext = { commands: deps.registry, checkTurn: (def, caller) => deps.session.checkTurn(def, caller) };
   const limitBody = bodyLimiter(deps.maxBodyBytes, runCommand);
-  const bodyGate = new BodyGate();
+  const transfers = new TransferGate(deps.transferRestMsPerMiB ?? DEFAULT_TIMINGS.transferRestMsPerMiB);
 
   // decisions §8 and §13: requests with an Idempotency-Key, around the same run.
   const runKeyed = keyedRun(deps.idempotency, deps.registry, runRequest);
@@ -70,25 +72,11 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     const key = header(c, 'idempotency-key');
     const keyError = key === undefined ? null : keyProblem(key);
     if (keyError !== null) return fail(c, badArgsFailure(keyError), '', {});
-    const request = await readBody(c);
+    const request = await readBody(c, transfers);
     if (request instanceof Error) return fail(c, failureOf(request), '', {});
     c.set('cmdRequest', request);
     if (key === undefined) return runRequest(c, request, null);
     return runKeyed(c, request, key);
-  }
-
-  /** The body read and parsed; decisions §13: a large one waits for the agent's previous large one. */
-  async function readBody(c: AppContext): Promise<CommandRequest | BridgeError> {
-    // A body of unknown length (chunked) counts as large.
-    const large = !(Number(header(c, 'content-length')) <= LIMITS.largeBodyBytes);
-    const release = large ? await bodyGate.enter(c.get('caller').agentId) : null;
-    try {
-      return parseCommandBody(new Uint8Array(await c.req.arrayBuffer()));
-    } catch {
-      return badArgs('request body could not be read');
-    } finally {
-      release?.();
-    }
   }
 
   async function runRequest(c: AppContext, request: CommandRequest, trace: RunTrace | null): Promise<Response> {
@@ -131,6 +119,8 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
         return fail(c, traced(trace, toFailure(err)), name, args);
       }
       if (trace) trace.body = body;
+      // decisions §13: a large answer is paced like a large body.
+      if (body.length > LIMITS.largeBodyBytes) transfers.charge(caller.agentId, body.length);
       // decisions §11: only an answer of 200 that did the turn's work keeps it (by default, a gated command's).
       if (def.keepsTurn ? def.keepsTurn(args as never, run.outcome.value as never, checks) : def.turnGated) deps.session.acted(caller);
       return send(c, 200, body);
@@ -143,6 +133,24 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
   }
 
   return new Hono<Env>().post('/cmd', cmd);
+}
+
+/** The body read and parsed; decisions §13: paced by the agent's large transfers. */
+async function readBody(c: AppContext, transfers: TransferGate): Promise<CommandRequest | BridgeError> {
+  // A body of unknown length (chunked) counts as large.
+  const large = !(Number(header(c, 'content-length')) <= LIMITS.largeBodyBytes);
+  const turn = transfers.enter(c.get('caller').agentId, large);
+  const release = turn === null ? null : await turn;
+  let bytesRead = 0;
+  try {
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    bytesRead = bytes.byteLength;
+    return parseCommandBody(bytes);
+  } catch {
+    return badArgs('request body could not be read');
+  } finally {
+    release?.(bytesRead);
+  }
 }
 
 /** A slot the request had to wait for, the wait noted in its log line. */
