@@ -158,13 +158,14 @@ export function decodeSave(bytes: Uint8Array): SandboxSnapshot {
   const jsonLength = view.getUint32(0, true);
   if (4 + jsonLength > body.length) fail('the metadata runs past the end of the body');
   if (jsonLength > MAX_METADATA_BYTES) fail(`the metadata has ${jsonLength} bytes, more than the largest world needs (${MAX_METADATA_BYTES})`);
+  const metadata = body.subarray(4, 4 + jsonLength);
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(body.subarray(4, 4 + jsonLength));
+    text = new TextDecoder('utf-8', { fatal: true }).decode(metadata);
   } catch {
     fail('the metadata is not valid UTF-8');
   }
-  if (exceedsDepth(text, LIMITS.maxJsonDepth)) fail(`the metadata is nested deeper than ${LIMITS.maxJsonDepth} levels`);
+  if (exceedsDepth(metadata, LIMITS.maxJsonDepth)) fail(`the metadata is nested deeper than ${LIMITS.maxJsonDepth} levels`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -33,7 +33,7 @@ export function parseCommandBody(bytes: Uint8Array): CommandRequest | BridgeErro
   } catch {
     return badArgs('request body is not valid UTF-8');
   }
-  if (exceedsDepth(text, LIMITS.maxJsonDepth)) {
+  if (exceedsDepth(bytes, LIMITS.maxJsonDepth)) {
     return badArgs(`request body is nested deeper than ${LIMITS.maxJsonDepth} levels`);
   }
   let body: unknown;

@@ -44,8 +44,13 @@ t.test('__proto__ keys stay own properties and touch no prototype', async (t) =>
 });
 
 t.test('depth counting ignores brackets inside strings', async (t) => {
-  t.notOk(exceedsDepth(`{"a":"${'['.repeat(100)}"}`, 64));
-  t.notOk(exceedsDepth(`{"a":"\\"${'['.repeat(100)}"}`, 64));
-  t.ok(exceedsDepth(`{"a":${'['.repeat(64)}${']'.repeat(64)}}`, 64));
-  t.notOk(exceedsDepth('['.repeat(64) + ']'.repeat(64), 64));
+  const deeper = (text: string) => exceedsDepth(enc(text), 64);
+  t.notOk(deeper(`{"a":"${'['.repeat(100)}"}`));
+  t.notOk(deeper(`{"a":"\\"${'['.repeat(100)}"}`), 'an escaped quote does not end the string');
+  t.ok(deeper(`{"a":"\\\\",${'['.repeat(64)}${']'.repeat(64)}}`), 'an escaped backslash does not escape the quote after it');
+  t.ok(deeper(`{"a":${'['.repeat(64)}${']'.repeat(64)}}`));
+  t.notOk(deeper('['.repeat(64) + ']'.repeat(64)));
+  t.notOk(deeper(`["é${'['.repeat(100)}", "漢字${'{'.repeat(100)}"]`), 'multi-byte characters inside a string');
+  t.ok(deeper(`["é漢",${'['.repeat(64)}${']'.repeat(64)}]`), 'and before the brackets that count');
+  t.notOk(deeper(`{"a":[],"b":{},${'['.repeat(63)}${']'.repeat(63)}}`), 'closed brackets give their level back');
 });
