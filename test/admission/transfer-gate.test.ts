@@ -60,6 +60,25 @@ t.test('one large body at a time per agent, in order; another agent passes at on
   t.equal(gate.busyAgents, 0, 'nothing is left behind');
 });
 
+t.test('a body that enters while the second holds the turn waits for the second', async (t) => {
+  const gate = new TransferGate(0);
+  const first = (await gate.enter('ares', true))!;
+  const second = gate.enter('ares', true)!;
+  first(0);
+  const releaseSecond = (await second)!;
+  let thirdIn = false;
+  const third = gate.enter('ares', true)!.then((release) => {
+    thirdIn = true;
+    return release!;
+  });
+  await tick();
+  t.notOk(thirdIn, 'the queue did not forget the second when the first left');
+  releaseSecond(0);
+  (await third)(0);
+  t.ok(thirdIn);
+  t.equal(gate.busyAgents, 0);
+});
+
 t.test('a release out of order does not free the agent early', async (t) => {
   const gate = new TransferGate(0);
   const first = (await gate.enter('ares', true))!;
@@ -136,11 +155,29 @@ t.test('charges add up, and a charge made during a rest is slept out too', async
 t.test('a rest that is over leaves no entry behind', async (t) => {
   const clock = testClock();
   const gate = new TransferGate(62.5, clock);
+  t.equal(gate.restMs('nobody'), 0, 'an agent that never rested');
   gate.charge('ares', MIB);
-  t.equal(gate.busyAgents, 1, 'a resting agent counts as busy');
+  gate.charge('athena', MIB);
+  t.equal(gate.busyAgents, 2, 'a resting agent counts as busy');
   await clock.advance(62.5);
+  t.equal(gate.restMs('ares'), 0, 'a rest that ends now is over');
+  t.equal(gate.restEntries, 1, "and is dropped once found over (athena's is not looked at yet)");
+  await clock.advance(10);
+  t.equal(gate.restMs('athena'), 0, 'a rest over for a while reads 0, not less');
+  t.equal(gate.restEntries, 0);
   t.equal(gate.busyAgents, 0);
   t.equal(gate.enter('ares', false), null);
   gate.charge('ares', MIB);
   t.equal(gate.restMs('ares'), 62.5, 'a charge after a rest that ended counts from now, not from its end');
+});
+
+t.test('on the real clock a rest is measured from now, and slept out', async (t) => {
+  const gate = new TransferGate(50); // 50 ms a MiB
+  gate.charge('ares', 8 * MIB);
+  const rest = gate.restMs('ares');
+  t.ok(rest > 0 && rest <= 400, `a rest of at most 400 ms has begun (${rest.toFixed(1)})`);
+  const t0 = performance.now();
+  await gate.enter('ares', false);
+  t.ok(performance.now() - t0 >= rest - 1, 'a small request waited for all of it');
+  t.equal(gate.restMs('ares'), 0);
 });

@@ -113,7 +113,9 @@ t.test(`load_world with ${CASES} mutated real saves (seed ${SEED})`, async (t) =
             else if (parent && typeof parent === 'object') delete (parent as Record<string, unknown>)[at.at(-1)!];
           } else if (edit.op === 'table') {
             const table = (tree as typeof meta).arrays;
-            if (Array.isArray(table) && table.length > 0) (table[edit.entry % table.length] as Record<string, unknown>)[edit.field] = edit.value;
+            // An earlier edit may have made the entry a number or null: only an object takes a field.
+            const entry: unknown = Array.isArray(table) && table.length > 0 ? table[edit.entry % table.length] : null;
+            if (entry !== null && typeof entry === 'object') (entry as Record<string, unknown>)[edit.field] = edit.value;
           } else if (edit.op === 'share') {
             const table = (tree as typeof meta).arrays;
             if (Array.isArray(table) && table.length > 1) table[edit.to % table.length] = structuredClone(table[edit.from % table.length]!);
