@@ -76,7 +76,7 @@ export class TransferGate {
     const done = new Promise<void>((resolve) => (open = resolve));
     const tail = previous ? previous.then(() => done) : done;
     this.#tails.set(agentId, tail);
-    if (previous) await previous;
+    await previous; // undefined for the first in line: one tick, no wait
     await this.#rest(agentId);
     let released = false;
     return (bytesRead) => {
