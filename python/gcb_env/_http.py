@@ -14,7 +14,7 @@ import secrets
 import socket
 from typing import Any, Callable, Optional
 
-__all__ = ["BridgeError", "BridgeCallError", "BridgeUnreachable", "Connection"]
+__all__ = ["BridgeError", "BridgeCallError", "BridgeUnreachable", "Connection", "Sequence"]
 
 
 class BridgeError(RuntimeError):
@@ -56,6 +56,35 @@ def _field(head: bytes, name: bytes) -> Optional[bytes]:
     return head[start : head.index(b"\r\n", start)].strip()
 
 
+class Sequence:
+    """The order of one client's requests over several connections (one per credential).
+
+    One answer at a time may be left unread (call_later): it is read before any request of the
+    sequence goes out, so the bridge gets every request after the one before has been answered,
+    whichever connection carries it. Nothing relies on the bridge keeping the order of requests in
+    flight together, which HTTP does not promise.
+    """
+
+    def __init__(self) -> None:
+        self._waiting: Optional[tuple["Connection", str, Callable[[Any], None]]] = None
+
+    def wait_for(self, connection: "Connection", name: str, then: Callable[[Any], None]) -> None:
+        """`connection` has just sent `name`, whose answer is left unread (its send() settled the last)."""
+        self._waiting = (connection, name, then)
+
+    def settle(self) -> None:
+        """Reads the answer left unread, if any, and hands its result on; its error is raised here."""
+        waiting, self._waiting = self._waiting, None
+        if waiting is not None:
+            connection, name, then = waiting
+            status, data = connection.receive()
+            then(connection._result(name, status, data))
+
+    def drop(self) -> None:
+        """Forgets the answer left unread (its connection is being closed)."""
+        self._waiting = None
+
+
 class Connection:
     """POST /cmd as one agent over one kept-alive connection.
 
@@ -71,6 +100,7 @@ class Connection:
         agent: str,
         timeout: float,
         on_failure: Optional[Callable[[BaseException], None]] = None,
+        sequence: Optional["Sequence"] = None,
     ):
         self.host = host
         self.port = port
@@ -80,6 +110,11 @@ class Connection:
         self._head = f"Host: {host}:{port}\r\nAuthorization: Bearer {token}\r\n".encode()
         self._sock: Optional[socket.socket] = None
         self._buffer = bytearray()
+        self._sequence = sequence if sequence is not None else Sequence()
+        # The request sent whose answer is not read yet (kept to send it again), and how sending went.
+        self._sent: Optional[bytes] = None
+        self._send_error: Optional[OSError] = None
+        self._reused = False
         # Idempotency keys: unique to this connection by a random prefix, then counted (a fresh random
         # key a request cost a getrandom call).
         self._key_prefix = secrets.token_hex(12)
@@ -101,6 +136,15 @@ class Connection:
         """One request. A connection the bridge closed while idle is reopened and the request sent once
         more: the caller gives state-changing requests an Idempotency-Key, so the bridge never runs
         one twice."""
+        self.send(method, path, body, headers)
+        return self.receive()
+
+    def send(self, method: str, path: str, body: Optional[bytes] = None, headers: Optional[dict] = None) -> None:
+        """The first half of request(): the request goes out, and receive() reads its answer. Any answer
+        still awaited on a connection of the same Sequence is read first."""
+        self._sequence.settle()
+        if self._sent is not None:
+            raise BridgeError(f"a request as {self.agent} was sent before the answer to the last one was read")
         extra = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items()).encode()
         if body is None:
             message = f"{method} {path} HTTP/1.1\r\n".encode() + self._head + extra + b"\r\n"
@@ -114,16 +158,37 @@ class Connection:
                 + b"\r\n\r\n"
                 + body
             )
+        self._sent = message
+        self._reused = self._sock is not None
+        try:
+            if self._sock is None:
+                self._sock = self._connect()
+            self._sock.sendall(message)
+        except OSError as err:
+            # receive() tells a connection closed while idle (sent again) from a dead bridge.
+            self._send_error = err
+
+    def receive(self) -> tuple[int, bytes]:
+        """The answer to the request send() sent."""
+        message, self._sent = self._sent, None
+        if message is None:
+            raise BridgeError(f"no request as {self.agent} awaits an answer")
+        send_error, self._send_error = self._send_error, None
         for attempt in (0, 1):
-            fresh = self._sock is None
             try:
-                if self._sock is None:
-                    self._sock = self._connect()
-                self._sock.sendall(message)
+                if send_error is not None:
+                    raise send_error
                 return self._response()
             except (_Dropped, ConnectionError) as err:
                 self.close()
-                if attempt == 0 and not fresh:
+                if attempt == 0 and self._reused:
+                    try:
+                        self._sock = self._connect()
+                        self._sock.sendall(message)
+                    except OSError as again:
+                        send_error = again
+                    else:
+                        send_error = None
                     continue
                 self._fail(err)
             except OSError as err:
@@ -202,6 +267,13 @@ class Connection:
         headers = {"Idempotency-Key": f"{self._key_prefix}-{next(self._keys)}"} if changes_world else None
         status, data = self.request("POST", "/cmd", body, headers)
         return self._result(name, status, data)
+
+    def call_later(self, name: str, body: bytes, then: Callable[[Any], None], *, changes_world: bool = False) -> None:
+        """call_body() whose answer is read just before the sequence's next request (or by its settle()):
+        `then` gets the result, and an error is raised from there."""
+        headers = {"Idempotency-Key": f"{self._key_prefix}-{next(self._keys)}"} if changes_world else None
+        self.send("POST", "/cmd", body, headers)
+        self._sequence.wait_for(self, name, then)
 
     def _result(self, name: str, status: int, data: bytes) -> Any:
         try:
