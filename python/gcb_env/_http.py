@@ -12,6 +12,7 @@ import itertools
 import json
 import secrets
 import socket
+import time
 from typing import Any, Callable, Optional
 
 __all__ = ["BridgeError", "BridgeCallError", "BridgeUnreachable", "Connection", "Sequence"]
@@ -42,6 +43,11 @@ class _Dropped(Exception):
 
 
 _MAX_HEAD = 64 * 1024
+# A connection sent on this recently is one the bridge has not closed for idleness (its keep-alive
+# timeout is 5 s, counted from its answer, which came after the send): a request that changes the
+# world is then never sent twice, and needs no Idempotency-Key, which costs the bridge a fingerprint
+# and a stored answer.
+_RECENT_S = 1.0
 # What one recv asks for. Not more: CPython allocates the whole size for every recv, and past 128 KB
 # glibc maps and unmaps it each time (measured: 60 microseconds a recv at 256 KB, 5 at 64 KB).
 _RECV = 64 * 1024
@@ -115,6 +121,8 @@ class Connection:
         self._sent: Optional[bytes] = None
         self._send_error: Optional[OSError] = None
         self._reused = False
+        self._resendable = True
+        self._sent_at = float("-inf")
         # Idempotency keys: unique to this connection by a random prefix, then counted (a fresh random
         # key a request cost a getrandom call).
         self._key_prefix = secrets.token_hex(12)
@@ -132,20 +140,25 @@ class Connection:
             self._sock = None
         self._buffer.clear()
 
-    def request(self, method: str, path: str, body: Optional[bytes] = None, headers: Optional[dict] = None) -> tuple[int, bytes]:
-        """One request. A connection the bridge closed while idle is reopened and the request sent once
-        more: the caller gives state-changing requests an Idempotency-Key, so the bridge never runs
-        one twice."""
-        self.send(method, path, body, headers)
+    def request(self, method: str, path: str, body: Optional[bytes] = None, changes_world: bool = False) -> tuple[int, bytes]:
+        """One request, its status and body (see send() for when it is sent twice)."""
+        self.send(method, path, body, changes_world)
         return self.receive()
 
-    def send(self, method: str, path: str, body: Optional[bytes] = None, headers: Optional[dict] = None) -> None:
+    def send(self, method: str, path: str, body: Optional[bytes] = None, changes_world: bool = False) -> None:
         """The first half of request(): the request goes out, and receive() reads its answer. Any answer
-        still awaited on a connection of the same Sequence is read first."""
+        still awaited on a connection of the same Sequence is read first.
+
+        A request that changes the world is sent again on a new connection only when this one may have
+        been closed while idle, and then with an Idempotency-Key, so the bridge never runs it twice."""
         self._sequence.settle()
         if self._sent is not None:
             raise BridgeError(f"a request as {self.agent} was sent before the answer to the last one was read")
-        extra = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items()).encode()
+        now = time.monotonic()
+        self._reused = self._sock is not None
+        self._resendable = not changes_world or (self._reused and now - self._sent_at >= _RECENT_S)
+        extra = f"Idempotency-Key: {self._key_prefix}-{next(self._keys)}\r\n".encode() if changes_world and self._resendable else b""
+        self._sent_at = now
         if body is None:
             message = f"{method} {path} HTTP/1.1\r\n".encode() + self._head + extra + b"\r\n"
         else:
@@ -159,7 +172,6 @@ class Connection:
                 + body
             )
         self._sent = message
-        self._reused = self._sock is not None
         try:
             if self._sock is None:
                 self._sock = self._connect()
@@ -181,7 +193,7 @@ class Connection:
                 return self._response()
             except (_Dropped, ConnectionError) as err:
                 self.close()
-                if attempt == 0 and self._reused:
+                if attempt == 0 and self._reused and self._resendable:
                     try:
                         self._sock = self._connect()
                         self._sock.sendall(message)
@@ -264,15 +276,13 @@ class Connection:
 
     def call_body(self, name: str, body: bytes, *, changes_world: bool = False) -> Any:
         """call() with the request body already encoded (`name` is for error messages)."""
-        headers = {"Idempotency-Key": f"{self._key_prefix}-{next(self._keys)}"} if changes_world else None
-        status, data = self.request("POST", "/cmd", body, headers)
+        status, data = self.request("POST", "/cmd", body, changes_world)
         return self._result(name, status, data)
 
     def call_later(self, name: str, body: bytes, then: Callable[[Any], None], *, changes_world: bool = False) -> None:
         """call_body() whose answer is read just before the sequence's next request (or by its settle()):
         `then` gets the result, and an error is raised from there."""
-        headers = {"Idempotency-Key": f"{self._key_prefix}-{next(self._keys)}"} if changes_world else None
-        self.send("POST", "/cmd", body, headers)
+        self.send("POST", "/cmd", body, changes_world)
         self._sequence.wait_for(self, name, then)
 
     def _result(self, name: str, status: int, data: bytes) -> Any:

@@ -1,6 +1,8 @@
-"""The HTTP client's order: an answer left unread (the cycle's step) is read before any request of the
-same sequence goes out, on whichever connection; its error is raised there. Against a small server
-that logs when each request arrives and when each answer leaves."""
+"""The HTTP client against a small server that logs when each request arrives and when each answer
+leaves. Its order: an answer left unread (the cycle's step) is read before any request of the same
+sequence goes out, on whichever connection; its error is raised there. Its resends: a request that
+changes the world goes out twice only on a connection that may have been closed while idle, and then
+with an Idempotency-Key."""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ import time
 
 import pytest
 
-from gcb_env._http import BridgeCallError, BridgeError, Connection, Sequence
+from gcb_env import _http
+from gcb_env._http import BridgeCallError, BridgeError, BridgeUnreachable, Connection, Sequence
 
 # How long the server holds the answer to a command named "slow": long enough that a request sent
 # without waiting for it would surely arrive first.
@@ -28,6 +31,8 @@ class LoggingServer:
     def __init__(self) -> None:
         self.log: list[tuple[str, str]] = []
         self.release = threading.Event()
+        # (name, its Idempotency-Key or None), in order of arrival.
+        self.keys: list[tuple[str, object]] = []
         self._lock = threading.Lock()
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = self._listener.getsockname()[1]
@@ -62,16 +67,20 @@ class LoggingServer:
                     return
                 buffer += chunk
             head, buffer = buffer.split(b"\r\n\r\n", 1)
-            length = 0
+            fields = {}
             for line in head.split(b"\r\n")[1:]:
                 key, _, value = line.partition(b":")
-                if key.strip().lower() == b"content-length":
-                    length = int(value)
+                fields[key.strip().lower()] = value.strip().decode()
+            length = int(fields.get(b"content-length", "0"))
             while len(buffer) < length:
                 buffer += conn.recv(65536)
             body, buffer = buffer[:length], buffer[length:]
             name = json.loads(body)["name"]
             self._note("in", name)
+            with self._lock:
+                self.keys.append((name, fields.get(b"idempotency-key")))
+            if name == "drop":
+                return  # the connection closes without an answer
             if name == "slow":
                 time.sleep(SLOW_S)
             if name == "held":
@@ -85,6 +94,8 @@ class LoggingServer:
             data = json.dumps(answer).encode()
             self._note("out", name)
             conn.sendall(b"HTTP/1.1 " + status + b"\r\nContent-Type: application/json\r\nContent-Length: " + str(len(data)).encode() + b"\r\n\r\n" + data)
+            if name == "then_close":
+                return  # answered, then closed as if idle too long
 
     def close(self) -> None:
         self._listener.close()
@@ -166,3 +177,41 @@ def test_a_connection_never_has_two_requests_in_flight(server):
     with pytest.raises(BridgeError, match="before the answer to the last one was read"):
         conn.send("POST", "/cmd", body("observe"))
     assert conn.receive()[0] == 200
+
+
+def test_a_recently_used_connection_sends_a_world_change_once_without_a_key(server):
+    (conn,) = connections(server, "kingdom_0")
+    conn.call("whoami")
+    assert conn.call("spawn", changes_world=True) == {"name": "spawn"}
+    assert server.keys[-1] == ("spawn", None), "no Idempotency-Key where nothing is sent twice"
+    with pytest.raises(BridgeUnreachable):
+        conn.call("drop", changes_world=True)
+    assert server.keys.count(("drop", None)) == 1, "a world change without a key is never sent again"
+
+
+def test_a_fresh_connection_needs_no_key(server):
+    (conn,) = connections(server, "kingdom_0")
+    assert conn.call("spawn", changes_world=True) == {"name": "spawn"}
+    assert server.keys == [("spawn", None)]
+
+
+def test_a_connection_closed_while_idle_is_reopened_and_the_change_sent_again_with_a_key(server, monkeypatch):
+    monkeypatch.setattr(_http, "_RECENT_S", 0.05)
+    (conn,) = connections(server, "kingdom_0")
+    conn.call("then_close")
+    time.sleep(0.1)  # idle longer than _RECENT_S: the bridge may have closed it, as this server did
+    assert conn.call("spawn", changes_world=True) == {"name": "spawn"}
+    name, key = server.keys[-1]
+    assert name == "spawn" and isinstance(key, str) and key, "sent with an Idempotency-Key"
+    assert [entry for entry in server.keys if entry[0] == "spawn"] == [("spawn", key)], "the bridge got it once, on the new connection"
+    assert conn.call("whoami") == {"name": "whoami"}
+
+
+def test_keys_differ_from_request_to_request(server, monkeypatch):
+    monkeypatch.setattr(_http, "_RECENT_S", 0.0)
+    first, second = connections(server, "kingdom_0", "kingdom_1")
+    for conn in (first, second, first, second):
+        conn.call("whoami")
+        conn.call("spawn", changes_world=True)
+    keys = [key for name, key in server.keys if name == "spawn"]
+    assert all(keys) and len(set(keys)) == 4
