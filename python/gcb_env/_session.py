@@ -280,18 +280,25 @@ class Session:
             self._bodies[key] = body
         return body
 
-    def act(self, agent: str, action: int) -> AgentView:
-        """The agent's action and its next observation, in one request."""
+    def act(self, agent: str, action: int, ends_cycle: bool = False) -> AgentView:
+        """The agent's action and its next observation, in one request; with `ends_cycle`, then the
+        cycle's step (advance), sent before the observation is decoded so that the bridge steps
+        meanwhile."""
         kind, anchor = self.layout.action(action)
+        refused = None
         if kind == "noop":  # the observation alone
-            return self._view(agent, self._observe_now(agent))
-        batch = self.call_body(agent, "batch", self._batch_body(agent, action, anchor), changes_world=True)
-        done, seen = batch["results"]
-        if not seen.get("ok"):
-            error = seen.get("error", {})
-            raise BridgeError(f"observe as {agent} failed: {error.get('code')}: {error.get('message')}")
-        refused = None if done.get("ok") else str(done.get("error", {}).get("code", "REFUSED"))
-        return self._view(agent, seen["result"], refused)
+            seen = self._observe_now(agent)
+        else:
+            batch = self.call_body(agent, "batch", self._batch_body(agent, action, anchor), changes_world=True)
+            done, observed = batch["results"]
+            if not observed.get("ok"):
+                error = observed.get("error", {})
+                raise BridgeError(f"observe as {agent} failed: {error.get('code')}: {error.get('message')}")
+            refused = None if done.get("ok") else str(done.get("error", {}).get("code", "REFUSED"))
+            seen = observed["result"]
+        if ends_cycle:
+            self.advance()
+        return self._view(agent, seen, refused)
 
     def advance(self) -> None:
         """The cycle's ticks, after the last agent. Its answer is read only before the env's next request:
