@@ -49,7 +49,7 @@ def main() -> None:
 
     def timed_send(self, *a, **kw):
         # An answer still unread (the cycle's step) is read first, and timed as the receive it is.
-        self._sequence.settle()
+        self._order.settle()
         started, cpu_started = time.perf_counter(), time.thread_time()
         try:
             return send(self, *a, **kw)

@@ -15,7 +15,7 @@ import socket
 import time
 from typing import Any, Callable, Optional
 
-__all__ = ["BridgeError", "BridgeCallError", "BridgeUnreachable", "Connection", "Sequence"]
+__all__ = ["BridgeError", "BridgeCallError", "BridgeUnreachable", "Connection", "RequestOrder"]
 
 
 class BridgeError(RuntimeError):
@@ -62,11 +62,11 @@ def _field(head: bytes, name: bytes) -> Optional[bytes]:
     return head[start : head.index(b"\r\n", start)].strip()
 
 
-class Sequence:
-    """The order of one client's requests over several connections (one per credential).
+class RequestOrder:
+    """One client's requests over several connections (one per credential), one after another.
 
-    One answer at a time may be left unread (call_later): it is read before any request of the
-    sequence goes out, so the bridge gets every request after the one before has been answered,
+    One answer at a time may be left unread (call_later): it is read before any other request of the
+    client goes out, so the bridge gets every request after the one before has been answered,
     whichever connection carries it. Nothing relies on the bridge keeping the order of requests in
     flight together, which HTTP does not promise.
     """
@@ -106,7 +106,7 @@ class Connection:
         agent: str,
         timeout: float,
         on_failure: Optional[Callable[[BaseException], None]] = None,
-        sequence: Optional["Sequence"] = None,
+        order: Optional["RequestOrder"] = None,
     ):
         self.host = host
         self.port = port
@@ -116,7 +116,7 @@ class Connection:
         self._head = f"Host: {host}:{port}\r\nAuthorization: Bearer {token}\r\n".encode()
         self._sock: Optional[socket.socket] = None
         self._buffer = bytearray()
-        self._sequence = sequence if sequence is not None else Sequence()
+        self._order = order if order is not None else RequestOrder()
         # The request sent whose answer is not read yet (kept to send it again), and how sending went.
         self._sent: Optional[bytes] = None
         self._send_error: Optional[OSError] = None
@@ -147,11 +147,11 @@ class Connection:
 
     def send(self, method: str, path: str, body: Optional[bytes] = None, changes_world: bool = False) -> None:
         """The first half of request(): the request goes out, and receive() reads its answer. Any answer
-        still awaited on a connection of the same Sequence is read first.
+        still awaited on a connection of the same RequestOrder is read first.
 
         A request that changes the world is sent again on a new connection only when this one may have
         been closed while idle, and then with an Idempotency-Key, so the bridge never runs it twice."""
-        self._sequence.settle()
+        self._order.settle()
         if self._sent is not None:
             raise BridgeError(f"a request as {self.agent} was sent before the answer to the last one was read")
         now = time.monotonic()
@@ -280,10 +280,10 @@ class Connection:
         return self._result(name, status, data)
 
     def call_later(self, name: str, body: bytes, then: Callable[[Any], None], *, changes_world: bool = False) -> None:
-        """call_body() whose answer is read just before the sequence's next request (or by its settle()):
+        """call_body() whose answer is read just before the client's next request (or by its settle()):
         `then` gets the result, and an error is raised from there."""
         self.send("POST", "/cmd", body, changes_world)
-        self._sequence.wait_for(self, name, then)
+        self._order.wait_for(self, name, then)
 
     def _result(self, name: str, status: int, data: bytes) -> Any:
         try:

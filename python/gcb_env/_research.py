@@ -33,7 +33,7 @@ def _step_body(ticks: int) -> bytes:
 
 
 def step_later(conn: Connection, ticks: int, then: Callable[[dict[str, Any]], None]) -> None:
-    """`ticks` ticks back to back, answered before the connection's sequence sends anything else: `then`
+    """`ticks` ticks back to back, answered before the connection's client sends anything else: `then`
     gets the answer (the tick and, for a read_all holder, the world hash)."""
     body = _step_body(ticks)
 

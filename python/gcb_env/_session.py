@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _research
 from ._bridge import BridgeProcess
-from ._http import BridgeCallError, BridgeError, BridgeUnreachable, Connection, Sequence
+from ._http import BridgeCallError, BridgeError, BridgeUnreachable, Connection, RequestOrder
 from ._png import decode_png
 from ._spaces import Layout
 
@@ -107,7 +107,7 @@ class Session:
         self._bodies: dict[tuple, bytes] = {}
         # Every request of the env, on every connection, one after another (the cycle's step is answered
         # before anything else goes out).
-        self._sequence = Sequence()
+        self._order = RequestOrder()
         self._last_tick = 0
         self._last_hash: Optional[str] = None
         self._closed = False
@@ -153,10 +153,10 @@ class Session:
     def _connect(self, host: str, port: int, god: str, players: Mapping[str, str]) -> None:
         on_failure = self._on_failure
         timeout = self.config.timeout
-        sequence = self._sequence
-        self._conns = {GOD: Connection(host, port, god, GOD, timeout, on_failure, sequence)}
+        order = self._order
+        self._conns = {GOD: Connection(host, port, god, GOD, timeout, on_failure, order)}
         for agent, token in players.items():
-            self._conns[agent] = Connection(host, port, token, agent, timeout, on_failure, sequence)
+            self._conns[agent] = Connection(host, port, token, agent, timeout, on_failure, order)
 
     def _on_failure(self, err: BaseException) -> None:
         # A dropped connection is often the first sign of a bridge going down: the kernel resets its
@@ -313,12 +313,12 @@ class Session:
 
     @property
     def last_tick(self) -> int:
-        self._sequence.settle()
+        self._order.settle()
         return self._last_tick
 
     @property
     def last_hash(self) -> Optional[str]:
-        self._sequence.settle()
+        self._order.settle()
         return self._last_hash
 
     def world_hash(self) -> str:
@@ -333,10 +333,10 @@ class Session:
     def close(self) -> None:
         self._closed = True
         try:
-            self._sequence.settle()  # the last step's answer, so that the bridge ran it
+            self._order.settle()  # the last step's answer, so that the bridge ran it
         except BridgeError:
             pass  # the env is going away: nothing is left to raise it from
-        self._sequence.drop()
+        self._order.drop()
         for conn in self._conns.values():
             conn.close()
         self._conns = {}

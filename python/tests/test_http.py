@@ -1,8 +1,8 @@
 """The HTTP client against a small server that logs when each request arrives and when each answer
-leaves. Its order: an answer left unread (the cycle's step) is read before any request of the same
-sequence goes out, on whichever connection; its error is raised there. Its resends: a request that
-changes the world goes out twice only on a connection that may have been closed while idle, and then
-with an Idempotency-Key."""
+leaves. Its order: an answer left unread (the cycle's step) is read before any other request of the
+same client (one RequestOrder) goes out, on whichever connection; its error is raised there. Its
+resends: a request that changes the world goes out twice only on a connection that may have been
+closed while idle, and then with an Idempotency-Key."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import time
 import pytest
 
 from gcb_env import _http
-from gcb_env._http import BridgeCallError, BridgeError, BridgeUnreachable, Connection, Sequence
+from gcb_env._http import BridgeCallError, BridgeError, BridgeUnreachable, Connection, RequestOrder
 
 # How long the server holds the answer to a command named "slow": long enough that a request sent
 # without waiting for it would surely arrive first.
@@ -109,8 +109,8 @@ def server():
 
 
 def connections(server: LoggingServer, *agents: str) -> list[Connection]:
-    sequence = Sequence()
-    return [Connection("127.0.0.1", server.port, "token", agent, 5.0, None, sequence) for agent in agents]
+    order = RequestOrder()
+    return [Connection("127.0.0.1", server.port, "token", agent, 5.0, None, order) for agent in agents]
 
 
 def body(name: str) -> bytes:
@@ -138,12 +138,12 @@ def test_the_same_connection_reads_its_own_unread_answer_first(server):
 
 def test_settle_reads_the_answer_without_sending_anything(server):
     (conn,) = connections(server, "kingdom_0")
-    sequence = conn._sequence
+    order = conn._order
     results = []
     conn.call_later("slow", body("slow"), results.append)
-    sequence.settle()
+    order.settle()
     assert results == [{"name": "slow"}]
-    sequence.settle()  # nothing left: nothing read, nothing sent
+    order.settle()  # nothing left: nothing read, nothing sent
     assert results == [{"name": "slow"}]
     assert server.log == [("in", "slow"), ("out", "slow")]
 
@@ -160,14 +160,14 @@ def test_the_unread_answers_error_is_raised_by_the_next_call_which_is_then_sent(
     assert second.call("whoami") == {"name": "whoami"}, "the next call goes out as usual"
 
 
-def test_two_sequences_do_not_wait_for_each_other(server):
+def test_two_clients_do_not_wait_for_each_other(server):
     (mine,) = connections(server, "kingdom_0")
     (theirs,) = connections(server, "kingdom_0")
     mine.call_later("held", body("held"), lambda _result: None)
     assert theirs.call("whoami") == {"name": "whoami"}
     assert ("out", "held") not in server.log, "another env's request went out while this env's answer was held"
     server.release.set()
-    mine._sequence.settle()
+    mine._order.settle()
     assert server.log[-1] == ("out", "held")
 
 
