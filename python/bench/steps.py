@@ -1,10 +1,11 @@
 """AEC agent steps per second: PettingZoo's performance_benchmark loop (random legal actions, a reset
 whenever every agent is done) on an env that starts its own bridge, with the time Python spent
 waiting for the bridge (sending, and reading answers: the cycle's step, whose answer is read just
-before the next request, counts only for the wait left then) summed apart from the rest, and the CPU of each side: the bridge's main thread
-(HTTP, credentials, dispatch) and its other threads (the game thread running the commands and ticks,
-and V8's helpers), and Python's in the HTTP client (socket calls included), in decoding observations,
-and in the rest (the env's and PettingZoo's bookkeeping, the random agent). Prints one JSON object.
+before the next request, counts only for the wait left then) summed apart from the rest, and the CPU
+of each side: the bridge's main thread (HTTP, credentials, dispatch) and its other threads (the game
+thread running the commands and ticks, and V8's helpers), and Python's in the HTTP client (socket
+calls included), in decoding observations, and in the rest (the env's and PettingZoo's bookkeeping,
+the random agent). Prints one JSON object.
 
     python python/bench/steps.py [--seconds 10] [--agents 2] [--ticks 1]
 """
