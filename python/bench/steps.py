@@ -1,9 +1,11 @@
 """AEC agent steps per second: PettingZoo's performance_benchmark loop (random legal actions, a reset
-whenever every agent is done) on an env that starts its own bridge, with the time each request spent
-waiting for the bridge summed apart from the rest, and the CPU of each side: the bridge's main thread
-(HTTP, credentials, dispatch) and its other threads (the game thread running the commands and ticks,
-and V8's helpers), and Python's in the HTTP client (socket calls included), in decoding observations,
-and in the rest (the env's and PettingZoo's bookkeeping, the random agent). Prints one JSON object.
+whenever every agent is done) on an env that starts its own bridge, with the time Python spent
+waiting for the bridge (sending, and reading answers: the cycle's step, whose answer is read just
+before the next request, counts only for the wait left then) summed apart from the rest, and the CPU
+of each side: the bridge's main thread (HTTP, credentials, dispatch) and its other threads (the game
+thread running the commands and ticks, and V8's helpers), and Python's in the HTTP client (socket
+calls included), in decoding observations, and in the rest (the env's and PettingZoo's bookkeeping,
+the random agent). Prints one JSON object.
 
     python python/bench/steps.py [--seconds 10] [--agents 2] [--ticks 1]
 """
@@ -43,13 +45,23 @@ def main() -> None:
 
     waited = [0.0, 0]  # wall seconds in requests, requests
     spent = {"http": 0.0, "decode": 0.0}  # this thread's CPU seconds
-    request = Connection.request
+    send, receive = Connection.send, Connection.receive
     view = Session._view
 
-    def timed(self, *a, **kw):
+    def timed_send(self, *a, **kw):
+        # An answer still unread (the cycle's step) is read first, and timed as the receive it is.
+        self._order.settle()
         started, cpu_started = time.perf_counter(), time.thread_time()
         try:
-            return request(self, *a, **kw)
+            return send(self, *a, **kw)
+        finally:
+            waited[0] += time.perf_counter() - started
+            spent["http"] += time.thread_time() - cpu_started
+
+    def timed_receive(self, *a, **kw):
+        started, cpu_started = time.perf_counter(), time.thread_time()
+        try:
+            return receive(self, *a, **kw)
         finally:
             waited[0] += time.perf_counter() - started
             waited[1] += 1
@@ -75,7 +87,7 @@ def main() -> None:
             trips += 1
         reference = trips / (time.perf_counter() - began)
         # The bridge's start and first world are not steps.
-        Connection.request = timed
+        Connection.send, Connection.receive = timed_send, timed_receive
         Session._view = timed_view
         steps = resets = 0
         bridge_pid = env.unwrapped._session.bridge.process.pid
@@ -102,7 +114,7 @@ def main() -> None:
         bridge_cpu = cpu_seconds(bridge_pid) - bridge_cpu
         bridge_main_cpu = cpu_seconds(bridge_pid, bridge_pid) - bridge_main_cpu
     finally:
-        Connection.request = request
+        Connection.send, Connection.receive = send, receive
         Session._view = view
         env.close()
     per_step = 1e6 / steps

@@ -12,9 +12,10 @@ import itertools
 import json
 import secrets
 import socket
+import time
 from typing import Any, Callable, Optional
 
-__all__ = ["BridgeError", "BridgeCallError", "BridgeUnreachable", "Connection"]
+__all__ = ["BridgeError", "BridgeCallError", "BridgeUnreachable", "Connection", "RequestOrder"]
 
 
 class BridgeError(RuntimeError):
@@ -42,6 +43,11 @@ class _Dropped(Exception):
 
 
 _MAX_HEAD = 64 * 1024
+# A connection sent on this recently is one the bridge has not closed for idleness (its keep-alive
+# timeout is 5 s, counted from its answer, which came after the send): a request that changes the
+# world is then never sent twice, and needs no Idempotency-Key, which costs the bridge a fingerprint
+# and a stored answer.
+_RECENT_S = 1.0
 # What one recv asks for. Not more: CPython allocates the whole size for every recv, and past 128 KB
 # glibc maps and unmaps it each time (measured: 60 microseconds a recv at 256 KB, 5 at 64 KB).
 _RECV = 64 * 1024
@@ -54,6 +60,35 @@ def _field(head: bytes, name: bytes) -> Optional[bytes]:
         return None
     start = at + len(name) + 3
     return head[start : head.index(b"\r\n", start)].strip()
+
+
+class RequestOrder:
+    """One client's requests over several connections (one per credential), one after another.
+
+    One answer at a time may be left unread (call_later): it is read before any other request of the
+    client goes out, so the bridge gets every request after the one before has been answered,
+    whichever connection carries it. Nothing relies on the bridge keeping the order of requests in
+    flight together, which HTTP does not promise.
+    """
+
+    def __init__(self) -> None:
+        self._waiting: Optional[tuple["Connection", str, Callable[[Any], None]]] = None
+
+    def wait_for(self, connection: "Connection", name: str, then: Callable[[Any], None]) -> None:
+        """`connection` has just sent `name`, whose answer is left unread (its send() settled the last)."""
+        self._waiting = (connection, name, then)
+
+    def settle(self) -> None:
+        """Reads the answer left unread, if any, and hands its result on; its error is raised here."""
+        waiting, self._waiting = self._waiting, None
+        if waiting is not None:
+            connection, name, then = waiting
+            status, data = connection.receive()
+            then(connection._result(name, status, data))
+
+    def drop(self) -> None:
+        """Forgets the answer left unread (its connection is being closed)."""
+        self._waiting = None
 
 
 class Connection:
@@ -71,6 +106,7 @@ class Connection:
         agent: str,
         timeout: float,
         on_failure: Optional[Callable[[BaseException], None]] = None,
+        order: Optional["RequestOrder"] = None,
     ):
         self.host = host
         self.port = port
@@ -80,6 +116,13 @@ class Connection:
         self._head = f"Host: {host}:{port}\r\nAuthorization: Bearer {token}\r\n".encode()
         self._sock: Optional[socket.socket] = None
         self._buffer = bytearray()
+        self._order = order if order is not None else RequestOrder()
+        # The request sent whose answer is not read yet (kept to send it again), and how sending went.
+        self._sent: Optional[bytes] = None
+        self._send_error: Optional[OSError] = None
+        self._reused = False
+        self._resendable = True
+        self._sent_at = float("-inf")
         # Idempotency keys: unique to this connection by a random prefix, then counted (a fresh random
         # key a request cost a getrandom call).
         self._key_prefix = secrets.token_hex(12)
@@ -97,11 +140,25 @@ class Connection:
             self._sock = None
         self._buffer.clear()
 
-    def request(self, method: str, path: str, body: Optional[bytes] = None, headers: Optional[dict] = None) -> tuple[int, bytes]:
-        """One request. A connection the bridge closed while idle is reopened and the request sent once
-        more: the caller gives state-changing requests an Idempotency-Key, so the bridge never runs
-        one twice."""
-        extra = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items()).encode()
+    def request(self, method: str, path: str, body: Optional[bytes] = None, changes_world: bool = False) -> tuple[int, bytes]:
+        """One request, its status and body (see send() for when it is sent twice)."""
+        self.send(method, path, body, changes_world)
+        return self.receive()
+
+    def send(self, method: str, path: str, body: Optional[bytes] = None, changes_world: bool = False) -> None:
+        """The first half of request(): the request goes out, and receive() reads its answer. Any answer
+        still awaited on a connection of the same RequestOrder is read first.
+
+        A request that changes the world is sent again on a new connection only when this one may have
+        been closed while idle, and then with an Idempotency-Key, so the bridge never runs it twice."""
+        self._order.settle()
+        if self._sent is not None:
+            raise BridgeError(f"a request as {self.agent} was sent before the answer to the last one was read")
+        now = time.monotonic()
+        self._reused = self._sock is not None
+        self._resendable = not changes_world or (self._reused and now - self._sent_at >= _RECENT_S)
+        extra = f"Idempotency-Key: {self._key_prefix}-{next(self._keys)}\r\n".encode() if changes_world and self._resendable else b""
+        self._sent_at = now
         if body is None:
             message = f"{method} {path} HTTP/1.1\r\n".encode() + self._head + extra + b"\r\n"
         else:
@@ -114,16 +171,36 @@ class Connection:
                 + b"\r\n\r\n"
                 + body
             )
+        self._sent = message
+        try:
+            if self._sock is None:
+                self._sock = self._connect()
+            self._sock.sendall(message)
+        except OSError as err:
+            # receive() tells a connection closed while idle (sent again) from a dead bridge.
+            self._send_error = err
+
+    def receive(self) -> tuple[int, bytes]:
+        """The answer to the request send() sent."""
+        message, self._sent = self._sent, None
+        if message is None:
+            raise BridgeError(f"no request as {self.agent} awaits an answer")
+        send_error, self._send_error = self._send_error, None
         for attempt in (0, 1):
-            fresh = self._sock is None
             try:
-                if self._sock is None:
-                    self._sock = self._connect()
-                self._sock.sendall(message)
+                if send_error is not None:
+                    raise send_error
                 return self._response()
             except (_Dropped, ConnectionError) as err:
                 self.close()
-                if attempt == 0 and not fresh:
+                if attempt == 0 and self._reused and self._resendable:
+                    try:
+                        self._sock = self._connect()
+                        self._sock.sendall(message)
+                    except OSError as again:
+                        send_error = again
+                    else:
+                        send_error = None
                     continue
                 self._fail(err)
             except OSError as err:
@@ -199,9 +276,14 @@ class Connection:
 
     def call_body(self, name: str, body: bytes, *, changes_world: bool = False) -> Any:
         """call() with the request body already encoded (`name` is for error messages)."""
-        headers = {"Idempotency-Key": f"{self._key_prefix}-{next(self._keys)}"} if changes_world else None
-        status, data = self.request("POST", "/cmd", body, headers)
+        status, data = self.request("POST", "/cmd", body, changes_world)
         return self._result(name, status, data)
+
+    def call_later(self, name: str, body: bytes, then: Callable[[Any], None], *, changes_world: bool = False) -> None:
+        """call_body() whose answer is read just before the client's next request (or by its settle()):
+        `then` gets the result, and an error is raised from there."""
+        self.send("POST", "/cmd", body, changes_world)
+        self._order.wait_for(self, name, then)
 
     def _result(self, name: str, status: int, data: bytes) -> Any:
         try:

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _research
 from ._bridge import BridgeProcess
-from ._http import BridgeCallError, BridgeError, BridgeUnreachable, Connection
+from ._http import BridgeCallError, BridgeError, BridgeUnreachable, Connection, RequestOrder
 from ._png import decode_png
 from ._spaces import Layout
 
@@ -105,8 +105,11 @@ class Session:
         # Python time than the rest of the turn's bookkeeping.
         self._observe_json = _json(self._observe)
         self._bodies: dict[tuple, bytes] = {}
-        self.last_tick = 0
-        self.last_hash: Optional[str] = None
+        # Every request of the env, on every connection, one after another (the cycle's step is answered
+        # before anything else goes out).
+        self._order = RequestOrder()
+        self._last_tick = 0
+        self._last_hash: Optional[str] = None
         self._closed = False
         if (url is None) != (tokens is None):
             raise ValueError("url and tokens go together: both for a running bridge, or neither to start one")
@@ -150,9 +153,10 @@ class Session:
     def _connect(self, host: str, port: int, god: str, players: Mapping[str, str]) -> None:
         on_failure = self._on_failure
         timeout = self.config.timeout
-        self._conns = {GOD: Connection(host, port, god, GOD, timeout, on_failure)}
+        order = self._order
+        self._conns = {GOD: Connection(host, port, god, GOD, timeout, on_failure, order)}
         for agent, token in players.items():
-            self._conns[agent] = Connection(host, port, token, agent, timeout, on_failure)
+            self._conns[agent] = Connection(host, port, token, agent, timeout, on_failure, order)
 
     def _on_failure(self, err: BaseException) -> None:
         # A dropped connection is often the first sign of a bridge going down: the kernel resets its
@@ -190,7 +194,7 @@ class Session:
         rewound = False
         if world_seed == self._world_seed and self._savepoint is not None:
             try:
-                self.last_hash = _research.rewind(god, self._savepoint).get("hash")
+                self._last_hash = _research.rewind(god, self._savepoint).get("hash")
                 rewound = True
             except BridgeCallError as err:
                 # Another client of a shared bridge made or loaded a world since, which drops savepoints.
@@ -217,7 +221,7 @@ class Session:
         # generate_world dropped the previous world's savepoints.
         self._savepoint = _research.savepoint(god, f"seed {seed}")
         self._world_seed = seed
-        self.last_hash = None
+        self._last_hash = None
 
     def _units_of(self, views: Mapping[str, AgentView]) -> dict[str, str]:
         """The unit each agent spawns: the civilised creature of its kingdom's race."""
@@ -276,25 +280,46 @@ class Session:
             self._bodies[key] = body
         return body
 
-    def act(self, agent: str, action: int) -> AgentView:
-        """The agent's action and its next observation, in one request."""
+    def act(self, agent: str, action: int, ends_cycle: bool = False) -> AgentView:
+        """The agent's action and its next observation, in one request; with `ends_cycle`, then the
+        cycle's step (advance), sent before the observation is decoded so that the bridge steps
+        meanwhile."""
         kind, anchor = self.layout.action(action)
+        refused = None
         if kind == "noop":  # the observation alone
-            return self._view(agent, self._observe_now(agent))
-        batch = self.call_body(agent, "batch", self._batch_body(agent, action, anchor), changes_world=True)
-        done, seen = batch["results"]
-        if not seen.get("ok"):
-            error = seen.get("error", {})
-            raise BridgeError(f"observe as {agent} failed: {error.get('code')}: {error.get('message')}")
-        refused = None if done.get("ok") else str(done.get("error", {}).get("code", "REFUSED"))
-        return self._view(agent, seen["result"], refused)
+            seen = self._observe_now(agent)
+        else:
+            batch = self.call_body(agent, "batch", self._batch_body(agent, action, anchor), changes_world=True)
+            done, observed = batch["results"]
+            if not observed.get("ok"):
+                error = observed.get("error", {})
+                raise BridgeError(f"observe as {agent} failed: {error.get('code')}: {error.get('message')}")
+            refused = None if done.get("ok") else str(done.get("error", {}).get("code", "REFUSED"))
+            seen = observed["result"]
+        if ends_cycle:
+            self.advance()
+        return self._view(agent, seen, refused)
 
     def advance(self) -> None:
-        """The cycle's ticks, after the last agent."""
+        """The cycle's ticks, after the last agent. Its answer is read only before the env's next request:
+        meanwhile the bridge runs the ticks while Python goes on (the env's bookkeeping, the caller's
+        choice of the next action). A refusal is raised by the next call."""
         stepper = GOD if self.config.hash_each_cycle else self.agents[0]
-        result = _research.step(self._conns[stepper], self.config.ticks_per_cycle)
-        self.last_tick = int(result["tick"])
-        self.last_hash = result.get("hash")
+        _research.step_later(self._conns[stepper], self.config.ticks_per_cycle, self._stepped)
+
+    def _stepped(self, result: dict) -> None:
+        self._last_tick = int(result["tick"])
+        self._last_hash = result.get("hash")
+
+    @property
+    def last_tick(self) -> int:
+        self._order.settle()
+        return self._last_tick
+
+    @property
+    def last_hash(self) -> Optional[str]:
+        self._order.settle()
+        return self._last_hash
 
     def world_hash(self) -> str:
         self._start()
@@ -307,6 +332,11 @@ class Session:
 
     def close(self) -> None:
         self._closed = True
+        try:
+            self._order.settle()  # the last step's answer, so that the bridge ran it
+        except BridgeError:
+            pass  # the env is going away: nothing is left to raise it from
+        self._order.drop()
         for conn in self._conns.values():
             conn.close()
         self._conns = {}

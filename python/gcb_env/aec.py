@@ -100,15 +100,16 @@ class KingdomsEnv(AECEnv):
         value = checked_action(self._session.layout, agent, action, self._views[agent].mask)
         self._cumulative_rewards[agent] = 0.0
         previous = self._views[agent]
-        view = self._session.act(agent, value)
+        # The cycle's step goes out with the last agent's turn (see Session.act).
+        ends_cycle = self._position + 1 >= len(self._cycle)
+        view = self._session.act(agent, value, ends_cycle)
         self._views[agent] = view
         self._clear_rewards()
         self.rewards[agent] = view.score - previous.score
         self.terminations[agent] = not view.alive
         self.infos[agent] = info_of(view)
         self._position += 1
-        if self._position >= len(self._cycle):
-            self._session.advance()
+        if ends_cycle:
             self.num_cycles += 1
             if self.num_cycles >= self.max_cycles:
                 for name in self.agents:

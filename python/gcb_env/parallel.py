@@ -69,9 +69,11 @@ class KingdomsParallelEnv(ParallelEnv):
         rewards: dict[str, float] = {}
         for agent in self.agents:
             previous = self._views[agent]
-            self._views[agent] = self._session.act(agent, chosen[agent])
+            # The cycle's step goes out with the last agent's action (see Session.act).
+            self._views[agent] = self._session.act(agent, chosen[agent], ends_cycle=agent == self.agents[-1])
             rewards[agent] = self._views[agent].score - previous.score
-        self._session.advance()
+        if not self.agents:
+            self._session.advance()
         self.num_cycles += 1
         truncated = self.num_cycles >= self.max_cycles
         observations = {a: self._observation(a) for a in self.agents}

@@ -20,15 +20,15 @@ from gcb_env._http import Connection
 
 @pytest.fixture
 def requests(monkeypatch):
-    """How many HTTP requests the envs send from now on."""
+    """How many HTTP requests the envs send from now on (every request goes out through send)."""
     sent = []
-    real = Connection.request
+    real = Connection.send
 
     def counted(self, *args, **kwargs):
         sent.append(args[:2])
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(Connection, "request", counted)
+    monkeypatch.setattr(Connection, "send", counted)
     return sent
 
 

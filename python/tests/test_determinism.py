@@ -1,12 +1,16 @@
 """Two envs, one seed, one seeded action sequence: the same observations, rewards and world hash at
-every one of 1,000 cycles (PettingZoo's parallel_seed_test compares the first step only)."""
+every one of 1,000 cycles (PettingZoo's parallel_seed_test compares the first step only). And the
+order of an AEC cycle's requests, on which that rests."""
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 
 import gcb_env
 from conftest import legal_action
+from gcb_env._http import Connection
 
 CYCLES = 1000
 
@@ -70,3 +74,42 @@ def test_reset_with_the_same_seed_rewinds_to_the_same_world(shared_bridge):
         assert env.world_hash() == drawn
     finally:
         env.close()
+
+
+def test_an_aec_cycle_sends_each_agents_turn_then_the_step(shared_bridge, monkeypatch):
+    """Each agent's turn goes out as that agent, in order; the cycle's step only after the last one, and
+    the next turn only once the step has answered (each request after the one before is answered)."""
+    log = []
+    send, receive = Connection.send, Connection.receive
+
+    def logged_send(self, method, path, body=None, changes_world=False):
+        send(self, method, path, body, changes_world)
+        log.append(("send", self.agent, json.loads(body)["name"] if body else path))
+
+    def logged_receive(self):
+        answer = receive(self)
+        log.append(("answer", self.agent))
+        return answer
+
+    env = shared_bridge.env(seed=3, ticks_per_cycle=2)
+    try:
+        env.reset(seed=21)
+        rng = np.random.default_rng(5)
+        monkeypatch.setattr(Connection, "send", logged_send)
+        monkeypatch.setattr(Connection, "receive", logged_receive)
+        for _ in range(3 * len(env.possible_agents)):
+            env.step(legal_action(rng, env.last()[0]["action_mask"]))
+        tick = env.unwrapped._session.last_tick
+    finally:
+        env.close()
+    first, second = env.possible_agents
+    turn = {"batch", "observe"}
+    sends = [(who, name) for kind, who, *name in log if kind == "send" for name in name]
+    assert [who for who, _ in sends] == [first, second, first] * 3
+    assert [name in turn for _, name in sends] == [True, True, False] * 3
+    assert [name for _, name in sends][2::3] == ["step"] * 3
+    # Every send after the first is preceded by the answer to the one before.
+    for n, entry in enumerate(log):
+        if entry[0] == "send" and n > 0:
+            assert log[n - 1][0] == "answer", f"request {entry} went out before the answer to the one before it"
+    assert tick == 3 * 2, "three cycles of ticks_per_cycle ticks each"
