@@ -6,12 +6,10 @@ import type { Logger } from 'pino';
 import type { Outcome } from '../errors/bridge-error.ts';
 import { badArgsFailure } from '../errors/failures.ts';
 import type { AppEntry } from '../http/app.ts';
-import type { CommandRequest } from '../http/body.ts';
-import type { Env, RequestLog } from '../http/context.ts';
+import type { Env } from '../http/context.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
-import type { Place } from '../shared/protocol.ts';
-import { isAudited, shownName, summarizeArgs } from './audit.ts';
+import { commandRecord, isAudited } from './audit.ts';
 import { allKinds, checkDeclaredKinds, checkEventFog } from './kinds.ts';
 import { EventHub, type RecvArgs } from './hub.ts';
 import { watchObjectives, type ObjectiveWatch } from './objectives.ts';
@@ -120,34 +118,4 @@ export function createEvents(options: { history: number; maxStreams: number; mul
       await hub.stop();
     },
   };
-}
-
-/**
- * The `command` audit record. Built field by field: an object literal with spreads costs a runtime
- * call per field after them, on every request.
- */
-function commandRecord(
-  agent: string,
-  request: CommandRequest | undefined,
-  line: Pick<RequestLog, 'status' | 'code'>,
-  ms: number,
-  place: Place | undefined,
-): Record<string, unknown> {
-  const record: Record<string, unknown> = { agent, name: request ? shownName(request.name) : null, args: null };
-  if (request) {
-    const summary = summarizeArgs(request.name, request.args);
-    record.args = summary.args;
-    if (summary.truncated) {
-      record.truncated = true;
-      record.args_bytes = summary.args_bytes;
-    }
-  }
-  record.ok = line.status === 200;
-  record.code = line.code;
-  record.status = line.status;
-  record.ms = ms;
-  // decisions §12: where the command ran, (tick, order), when it reached the game thread. Not a
-  // top-level tick: the event's own tick is the one its answer left at (a step's last).
-  if (place) record.place = place;
-  return record;
 }
