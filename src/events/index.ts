@@ -1,11 +1,11 @@
 // The event layer on the main loop (decisions §7): the hub, GET /events, the audit of POST /cmd,
 // and the hooks the rest of the bridge feeds it through. bridge.ts wires it; start()/stop() are
 // its lifecycle.
-import type { Hono, MiddlewareHandler } from 'hono';
+import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Outcome } from '../errors/bridge-error.ts';
 import { badArgsFailure } from '../errors/failures.ts';
-import type { AppEntry } from '../http/app.ts';
+import type { AnswerObserver, AppEntry } from '../http/app.ts';
 import type { Env } from '../http/context.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
@@ -22,9 +22,9 @@ export interface EventLayer {
   readonly hub: EventHub;
   /** GET /events, mounted with app.route(). */
   readonly routes: Hono<Env>;
-  /** POST /cmd middleware: a `command` audit event per answer but refusals. */
-  readonly audit: MiddlewareHandler<Env>;
-  /** Its part of the HTTP app (createApp's entries): GET /events, and the audit in front of POST /cmd. */
+  /** Told of every answer: a `command` audit event per POST /cmd answer but refusals. */
+  readonly audit: AnswerObserver;
+  /** Its part of the HTTP app (createApp's entries): GET /events, and the audit of POST /cmd's answers. */
   readonly entry: AppEntry;
   /**
    * The game's declared kinds (its `eventKinds`) and their fog (its `eventFog`): checked, warned
@@ -54,19 +54,18 @@ export function createEvents(options: { history: number; maxStreams: number; mul
   });
   let objectives: ObjectiveWatch | null = null;
 
-  // Mounted in front of POST /cmd alone (app.ts `before`): every request it sees is a command.
-  const audit: MiddlewareHandler<Env> = async function auditCommand(c, next) {
-    const t0 = performance.now();
-    await next();
+  // Told of every answer (app.ts AppEntry.onAnswered) once its log line is complete, before it
+  // leaves, rather than a middleware in front of POST /cmd: the route then runs as one handler,
+  // without hono's compose. Its ms is the request's, as the log line has it.
+  const audit: AnswerObserver = function auditCommand(line, path, _seconds, c) {
+    // decisions §13: a refusal is counted and logged, and is no event (a 401, and any other
+    // method's 404 on this path, among them).
+    if (path !== '/cmd' || !isAudited(line.status)) return;
     const request = c.get('cmdRequest');
     // recv_events is not audited: a long-poll that saw its own audit record would never wait.
     if (request?.name === 'recv_events') return;
-    const line = c.get('line');
-    // decisions §13: a refusal is counted and logged, and is no event.
-    if (!isAudited(line.status)) return;
     const caller = c.get('caller');
-    const ms = Math.round((performance.now() - t0) * 100) / 100;
-    const record = commandRecord(caller.agentId, request, line, ms, c.get('place'));
+    const record = commandRecord(caller.agentId, request, line, line.ms, c.get('place'));
     hub.emit(
       'command',
       record,
@@ -81,7 +80,7 @@ export function createEvents(options: { history: number; maxStreams: number; mul
     hub,
     routes,
     audit,
-    entry: { routes, before: { method: 'POST', path: '/cmd', handler: audit } },
+    entry: { routes, onAnswered: audit },
     setGameKinds(declared, declaredFog) {
       const { kinds, ignored } = checkDeclaredKinds(declared);
       for (const { kind, reason } of ignored) log.warn({ kind: kind.slice(0, 64) }, `the game's eventKinds entry '${kind.slice(0, 64)}' is ignored: ${reason}`);

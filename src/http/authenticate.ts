@@ -15,8 +15,11 @@ export interface AuthenticateDeps {
   /** Last-seen bookkeeping of the session. */
   session: Pick<Session, 'touch'>;
   log: Logger;
-  /** Told of every answer once its log line is complete (decisions §9 metrics); `seconds` unrounded. */
-  onAnswered?: (line: RequestLog, path: string, seconds: number) => void;
+  /**
+   * Told of every answer once its log line is complete, before the answer leaves (decisions §9
+   * metrics, the `command` audit record); `seconds` unrounded.
+   */
+  onAnswered?: (line: RequestLog, path: string, seconds: number, c: AppContext) => void;
 }
 
 /** Wraps one route's handler (the first of its chain) in the credential check and the log line. */
@@ -45,7 +48,7 @@ export function authenticate(deps: AuthenticateDeps, onError: (err: Error, c: Ap
     const ms = performance.now() - t0;
     line.ms = round(ms);
     writeLine(line);
-    if (onAnswered) onAnswered(line, c.req.path, ms / 1000);
+    if (onAnswered) onAnswered(line, c.req.path, ms / 1000, c);
   };
   return (handler) =>
     function authenticated(c, next) {
