@@ -68,7 +68,6 @@ export function authenticate(deps: AuthenticateDeps, onError: (err: Error, c: Ap
         run_ms: 0,
         ms: 0,
       };
-      c.set('rid', rid);
       c.set('line', line);
       const caller =
         hostAllowed(single(headers.host)) && originAllowed(single(headers.origin))

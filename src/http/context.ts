@@ -31,10 +31,10 @@ export interface RequestLog {
 export type Env = {
   Bindings: Partial<HttpBindings>;
   /**
-   * cmdRequest: POST /cmd's parsed body, once parsed; place: where its frame step started (decisions
+   * line: the request's log line, which carries its request id too. cmdRequest: POST /cmd's parsed body, once parsed; place: where its frame step started (decisions
    * §12). The `command` audit event reads both.
    */
-  Variables: { rid: string; caller: CallerContext; line: RequestLog; cmdRequest: CommandRequest | undefined; place: Place | undefined };
+  Variables: { caller: CallerContext; line: RequestLog; cmdRequest: CommandRequest | undefined; place: Place | undefined };
 };
 export type AppContext = Context<Env>;
 

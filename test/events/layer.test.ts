@@ -53,7 +53,7 @@ function logLine(): RequestLog {
   };
 }
 
-/** The app around the layer as createApp builds it: the request id, the caller and the log line come first. */
+/** The app around the layer as createApp builds it: the caller and the log line (with the request id) come first. */
 function appFor(
   events: EventLayer,
   who: CallerContext,
@@ -62,7 +62,6 @@ function appFor(
   const line = logLine();
   const app = new Hono<Env>();
   app.use('*', async (c, next) => {
-    c.set('rid', 'req-1');
     c.set('caller', who);
     c.set('line', line);
     await next();
