@@ -4,6 +4,7 @@
 // refused request is no record at all, so a flood of refusals cannot push world events out of the
 // history (the request log and gcb_requests_total still count it).
 import { REFUSAL_STATUSES } from '../errors/codes.ts';
+import { msText } from '../http/context.ts';
 import { LIMITS } from '../limits.ts';
 import { jsonString } from '../shared/json-string.ts';
 
@@ -221,8 +222,8 @@ export function commandRecord(
   } else {
     json = `,"agent":${jsonString(agent)},"name":null,"args":null`;
   }
-  // code is an ErrorCode (nothing to escape: errors/codes.ts); ms is rounded, never NaN.
-  json += `,"ok":${line.status === 200},"code":${line.code === null ? 'null' : `"${line.code}"`},"status":${line.status},"ms":${ms}`;
+  // code is an ErrorCode (nothing to escape: errors/codes.ts).
+  json += `,"ok":${line.status === 200},"code":${line.code === null ? 'null' : `"${line.code}"`},"status":${line.status},"ms":${msText(ms)}`;
   // decisions §12: where the command ran, (tick, order), when it reached the game thread. Not a
   // top-level tick: the event's own tick is the one its answer left at (a step's last).
   if (place) json += `,"place":${JSON.stringify(place)}`;
