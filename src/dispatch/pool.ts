@@ -9,6 +9,7 @@ import { LIMITS, type Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { sharedNow, type SharedState } from '../shared/layout.ts';
 import type { BridgeInfo, PoolHello, PoolReply, PoolRequest, PoolTask, PoolWorkerData } from '../shared/protocol.ts';
+import { TimeoutQueue, type QueuedTimeout } from './timeout-queue.ts';
 
 const WORKER = moduleUrl('../../workers/command-worker.ts', import.meta.url);
 const TS_ENTRY = new URL('../../workers/ts-entry.mjs', import.meta.url);
@@ -71,6 +72,8 @@ export class CommandPool {
   readonly #freeSlots = Array.from({ length: LIMITS.poolStartedSlots }, (_, i) => LIMITS.poolStartedSlots - 1 - i);
   /** Tasks' admission slots, for the event layer (a waiting recv_events gives its slot back). */
   readonly #slots = new Map<number, Releasable>();
+  /** The tasks' handler backstops, one timer for all. */
+  readonly #backstops: TimeoutQueue;
   #nextTaskId = 1;
 
   constructor(options: {
@@ -85,6 +88,7 @@ export class CommandPool {
     log?: Logger;
   }) {
     this.#timings = options.timings;
+    this.#backstops = new TimeoutQueue(options.timings.handlerBackstopMs);
     const workerData: PoolWorkerData = {
       entry: WORKER.href,
       sharedBuffer: options.shared.buffer,
@@ -148,7 +152,7 @@ export class CommandPool {
     const startedSlot = this.#freeSlots.pop() ?? -1;
     this.#pending.set(taskId, null);
     if (slot) this.#slots.set(taskId, slot);
-    let timer: NodeJS.Timeout | undefined;
+    let backstop: QueuedTimeout | undefined;
     // Field by field, not a spread: a spread literal costs a runtime call per field after it.
     const message: PoolTask = { command: task.command, args: task.args, caller: task.caller, taskId, startedSlot, deadline: sharedNow() + backstopMs };
     if ('frameValue' in task) message.frameValue = task.frameValue;
@@ -157,7 +161,7 @@ export class CommandPool {
     try {
       // One promise for the answer or the backstop, whichever comes first (cheaper than a race).
       const first = await new Promise<Outcome<unknown> | 'backstop'>((resolve, reject) => {
-        timer = setTimeout(resolve, backstopMs, 'backstop');
+        backstop = this.#backstops.set(t0, () => resolve('backstop'));
         running.then(resolve, reject);
       });
       if (first !== 'backstop') return { outcome: first, runMs: performance.now() - t0, lost: false };
@@ -178,7 +182,7 @@ export class CommandPool {
       // A worker never throws back (it answers Outcomes): a rejection means it died.
       return { outcome: toFailure(err), runMs: performance.now() - t0, lost: true };
     } finally {
-      clearTimeout(timer);
+      if (backstop) this.#backstops.clear(backstop);
       this.#pending.delete(taskId);
       this.#slots.delete(taskId);
       if (startedSlot >= 0) {
