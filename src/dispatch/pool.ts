@@ -65,7 +65,7 @@ export interface PoolAnswer {
 export class CommandPool {
   readonly #pool: Piscina;
   readonly #timings: Timings;
-  /** Tasks not answered yet → threadId of the worker that started them (null: still queued, or in #startedBy). */
+  /** Tasks without a started slot, not answered yet → threadId of the worker that started them (null: still queued). */
   readonly #pending = new Map<number, number | null>();
   /** Per task slot, the threadId of the worker that started the task, written by that worker. */
   readonly #startedBy = new Int32Array(new SharedArrayBuffer(4 * LIMITS.poolStartedSlots));
@@ -150,7 +150,8 @@ export class CommandPool {
     const taskId = this.#nextTaskId++;
     const backstopMs = this.#timings.handlerBackstopMs;
     const startedSlot = this.#freeSlots.pop() ?? -1;
-    this.#pending.set(taskId, null);
+    // Only a task without a started slot says who runs it by message (every slot taken: rare).
+    if (startedSlot < 0) this.#pending.set(taskId, null);
     if (slot) this.#slots.set(taskId, slot);
     let backstop: QueuedTimeout | undefined;
     // Field by field, not a spread: a spread literal costs a runtime call per field after it.
@@ -183,7 +184,7 @@ export class CommandPool {
       return { outcome: toFailure(err), runMs: performance.now() - t0, lost: true };
     } finally {
       if (backstop) this.#backstops.clear(backstop);
-      this.#pending.delete(taskId);
+      if (startedSlot < 0) this.#pending.delete(taskId);
       this.#slots.delete(taskId);
       if (startedSlot >= 0) {
         const free = () => {
