@@ -201,6 +201,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+// Records mostly come from the same agent: its name as JSON is kept for the next record.
+let lastAgent = '';
+let lastAgentJson = '""';
+
 /**
  * The `command` audit record's fields, written as JSON text (event.ts EventFields): built on every
  * POST /cmd, where an object, its copy into the event and the serialiser's walk of its keys cost
@@ -213,14 +217,18 @@ export function commandRecord(
   ms: number,
   place: { tick: number; order: number } | undefined,
 ): string {
+  if (agent !== lastAgent) {
+    lastAgent = agent;
+    lastAgentJson = jsonString(agent);
+  }
   let json: string;
   if (request) {
-    json = `,"agent":${jsonString(agent)},"name":${jsonString(shownName(request.name))}`;
+    json = `,"agent":${lastAgentJson},"name":${jsonString(shownName(request.name))}`;
     const summary = summarizeArgs(request.name, request.args);
     json += `,"args":${JSON.stringify(summary.args)}`;
     if (summary.truncated) json += `,"truncated":true,"args_bytes":${summary.args_bytes}`;
   } else {
-    json = `,"agent":${jsonString(agent)},"name":null,"args":null`;
+    json = `,"agent":${lastAgentJson},"name":null,"args":null`;
   }
   // code is an ErrorCode (nothing to escape: errors/codes.ts).
   json += `,"ok":${line.status === 200},"code":${line.code === null ? 'null' : `"${line.code}"`},"status":${line.status},"ms":${msText(ms)}`;
