@@ -44,6 +44,12 @@ export interface EventStats {
   overflowed: number;
 }
 
+/**
+ * The kingdom list of a global event, one for all of them: the history keeps every event it
+ * holds, and an empty list of its own for each was an allocation to keep too.
+ */
+export const NO_KINGDOMS: readonly number[] = Object.freeze([]);
+
 /** Something that gives an admission slot back (cmd's permit). */
 interface Releasable {
   release(): void;
@@ -193,14 +199,14 @@ export class EventHub {
    * A main-loop event (enabled_changed, turn_changed, message, objective_changed, command,
    * agents_reloaded, agents_reload_failed). `restrict` narrows its audience (audience.ts).
    */
-  emit(kind: string, fields?: EventFields, kingdomIds: readonly number[] = [], restrict: Restriction | null = null): void {
+  emit(kind: string, fields?: EventFields, kingdomIds: readonly number[] = NO_KINGDOMS, restrict: Restriction | null = null): void {
     const event = this.#store(kind, this.#tick(), isoTime(), kingdomIds, fields, restrict);
     this.#fanOut([event]);
   }
 
   /** decisions §10: what agents.json reload emits, seen by read_all holders only. */
   emitReadAllOnly(kind: 'agents_reloaded' | 'agents_reload_failed', fields: Record<string, unknown>): void {
-    this.emit(kind, fields, [], READ_ALL_ONLY);
+    this.emit(kind, fields, NO_KINGDOMS, READ_ALL_ONLY);
   }
 
   /**

@@ -11,7 +11,8 @@ import type { Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { commandRecord, isAudited } from './audit.ts';
 import { allKinds, checkDeclaredKinds, checkEventFog } from './kinds.ts';
-import { EventHub, type RecvArgs } from './hub.ts';
+import type { Restriction } from './audience.ts';
+import { EventHub, NO_KINGDOMS, type RecvArgs } from './hub.ts';
 import { watchObjectives, type ObjectiveWatch } from './objectives.ts';
 import { eventsRoutes } from './routes.ts';
 import type { EventBatch } from '../shared/protocol.ts';
@@ -54,6 +55,19 @@ export function createEvents(options: { history: number; maxStreams: number; mul
   });
   let objectives: ObjectiveWatch | null = null;
 
+  // decisions §7: a `command` record is seen by read_all holders and the agent that sent it. One
+  // audience per agent, shared by its records, rather than two objects more per record for the
+  // history to keep (agents are few, and an agents.json reload does not change an id's audience).
+  const audiences = new Map<string, Restriction>();
+  const audienceOf = (agentId: string): Restriction => {
+    let audience = audiences.get(agentId);
+    if (audience === undefined) {
+      audience = Object.freeze({ agents: Object.freeze([agentId]), readAll: true });
+      audiences.set(agentId, audience);
+    }
+    return audience;
+  };
+
   // Told of every answer (app.ts AppEntry.onAnswered) once its log line is complete, before it
   // leaves, rather than a middleware in front of POST /cmd: the route then runs as one handler,
   // without hono's compose. Its ms is the request's, as the log line has it.
@@ -64,15 +78,9 @@ export function createEvents(options: { history: number; maxStreams: number; mul
     const request = c.get('cmdRequest');
     // recv_events is not audited: a long-poll that saw its own audit record would never wait.
     if (request?.name === 'recv_events') return;
-    const caller = c.get('caller');
-    const record = commandRecord(caller.agentId, request, line, line.ms, c.get('place'));
-    hub.emit(
-      'command',
-      record,
-      [],
-      // decisions §7: read_all holders and the agent that sent it.
-      { agents: [caller.agentId], readAll: true },
-    );
+    const agentId = c.get('caller').agentId;
+    const record = commandRecord(agentId, request, line, line.ms, c.get('place'));
+    hub.emit('command', record, NO_KINGDOMS, audienceOf(agentId));
   };
 
   const routes = eventsRoutes(hub);
