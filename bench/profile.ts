@@ -1,5 +1,5 @@
 // `npm run bench:profile [-- --only capabilities,health,whoami] [-- --seconds 5] [-- --cpu-only]
-// [-- --versus OTHER/dist --rounds 3] [-- --references] [-- --instructions --requests 1000]`:
+// [-- --versus OTHER/dist --rounds 3] [-- --references] [-- --instructions --requests 1000 --rewarm 1000]`:
 // where a request's main-thread time goes. For each endpoint, a fresh bridge (compiled dist/, as the
 // bench runs it) takes 8-connection load; the main thread's CPU (user + system, from /proc) divided by
 // the requests answered gives µs per request. Without --cpu-only a second run is sampled by V8's
@@ -13,6 +13,8 @@
 // requests a round, counted in the callbacks that do a request's work (bench/lib/callgrind.ts), a
 // count the machine's load does not move (slow: valgrind runs ~50× slower, rounds take minutes).
 // With --versus, the other build runs as a third side in the same rounds (before and after a change).
+// --rewarm N: each side first answers N more requests, not counted, right before each of its rounds
+// (a side idles for minutes while the others run, and resumes in code V8 has since deoptimised).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +35,7 @@ const { values } = parseArgs({
     references: { type: 'boolean' },
     instructions: { type: 'boolean' },
     requests: { type: 'string' },
+    rewarm: { type: 'string' },
   },
 });
 const ROUNDS = Number(values.rounds ?? 3);
@@ -41,6 +44,8 @@ const TOP = Number(values.top ?? 25);
 /** --instructions: requests per counted round, and before counting (to compile the hot code). */
 const REQUESTS = Number(values.requests ?? 1000);
 const WARM_UP_REQUESTS = 5 * REQUESTS;
+/** --instructions --rewarm: requests a side answers, not counted, right before each of its rounds. */
+const REWARM_REQUESTS = Number(values.rewarm ?? 0);
 
 const ENDPOINTS: Record<string, (url: string, token: string) => LoadOptions> = {
   capabilities: (url, token) => ({ url: `${url}/capabilities`, connections: 8, duration: SECONDS, headers: auth(token) }),
@@ -229,6 +234,7 @@ async function instructions(name: string): Promise<void> {
     const turned = sides.map((_, i) => sides[(round + i) % sides.length]!);
     const order = round % 2 ? turned.reverse() : turned;
     for (const side of order) {
+      if (REWARM_REQUESTS > 0) await load(exactly(side.options, REWARM_REQUESTS));
       const counted = await side.counter.count(() => load(exactly(side.options, REQUESTS)));
       side.perRequest.push(counted.request / REQUESTS);
       side.totalPerRequest.push(counted.total / REQUESTS);

@@ -7,11 +7,11 @@
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { Piscina } from 'piscina';
+import { permissionNames } from '../../src/auth/permissions.ts';
 import { defaultPoolThreads, POOL_SETTINGS } from '../../src/dispatch/pool.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
 
 const threads = defaultPoolThreads();
-const pool = new Piscina({ filename: new URL('./pool-echo-worker.mjs', import.meta.url).href, minThreads: threads, maxThreads: threads, ...POOL_SETTINGS });
 // The bench bridge's caller: the legacy token, a god in the sandbox scenario.
 const caller: CallerContext = {
   agentId: 'legacy',
@@ -24,6 +24,15 @@ const caller: CallerContext = {
   turnBased: false,
   legacyMode: true,
 };
+// The task answers with the caller's permission names, as the bridge's whoami does (all nine for a
+// god): the same answer crosses the thread and is serialised, not a shorter one.
+const pool = new Piscina({
+  filename: new URL('./pool-echo-worker.mjs', import.meta.url).href,
+  minThreads: threads,
+  maxThreads: threads,
+  ...POOL_SETTINGS,
+  workerData: { permissions: permissionNames(caller.permissions) },
+});
 
 const app = new Hono();
 app.post('/cmd', async (c) => {

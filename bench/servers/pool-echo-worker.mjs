@@ -1,5 +1,10 @@
 // The hono-pool reference's task: whoami's answer for a fixed caller, built in the pool thread as the
-// bridge's whoami is. Plain JavaScript, so piscina loads it with no loader.
+// bridge's whoami is, the caller's permission names from the pool's workerData (hono-pool.ts). Plain
+// JavaScript, so piscina loads it with no loader.
+import { workerData } from 'piscina';
+
+const permissions = workerData.permissions;
+
 export default function whoami(task) {
   const caller = task.caller;
   return {
@@ -8,7 +13,7 @@ export default function whoami(task) {
       agent_id: caller.agentId,
       role: caller.role,
       claimed_kingdom_id: caller.claimedKingdomId,
-      permissions: ['read_all'],
+      permissions,
       scenario: caller.scenario,
       partial_intel: caller.partialIntel,
     },

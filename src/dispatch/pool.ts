@@ -9,6 +9,7 @@ import { LIMITS, type Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { sharedNow, type SharedState } from '../shared/layout.ts';
 import type { BridgeInfo, PoolHello, PoolReply, PoolRequest, PoolTask, PoolWorkerData } from '../shared/protocol.ts';
+import { TimeoutQueue, type QueuedTimeout } from './timeout-queue.ts';
 
 const WORKER = moduleUrl('../../workers/command-worker.ts', import.meta.url);
 const TS_ENTRY = new URL('../../workers/ts-entry.mjs', import.meta.url);
@@ -64,13 +65,15 @@ export interface PoolAnswer {
 export class CommandPool {
   readonly #pool: Piscina;
   readonly #timings: Timings;
-  /** Tasks not answered yet → threadId of the worker that started them (null: still queued, or in #startedBy). */
+  /** Tasks without a started slot, not answered yet → threadId of the worker that started them (null: still queued). */
   readonly #pending = new Map<number, number | null>();
   /** Per task slot, the threadId of the worker that started the task, written by that worker. */
   readonly #startedBy = new Int32Array(new SharedArrayBuffer(4 * LIMITS.poolStartedSlots));
   readonly #freeSlots = Array.from({ length: LIMITS.poolStartedSlots }, (_, i) => LIMITS.poolStartedSlots - 1 - i);
   /** Tasks' admission slots, for the event layer (a waiting recv_events gives its slot back). */
   readonly #slots = new Map<number, Releasable>();
+  /** The tasks' handler backstops, one timer for all. */
+  readonly #backstops: TimeoutQueue;
   #nextTaskId = 1;
 
   constructor(options: {
@@ -85,6 +88,7 @@ export class CommandPool {
     log?: Logger;
   }) {
     this.#timings = options.timings;
+    this.#backstops = new TimeoutQueue(options.timings.handlerBackstopMs);
     const workerData: PoolWorkerData = {
       entry: WORKER.href,
       sharedBuffer: options.shared.buffer,
@@ -146,9 +150,10 @@ export class CommandPool {
     const taskId = this.#nextTaskId++;
     const backstopMs = this.#timings.handlerBackstopMs;
     const startedSlot = this.#freeSlots.pop() ?? -1;
-    this.#pending.set(taskId, null);
+    // Only a task without a started slot says who runs it by message (every slot taken: rare).
+    if (startedSlot < 0) this.#pending.set(taskId, null);
     if (slot) this.#slots.set(taskId, slot);
-    let timer: NodeJS.Timeout | undefined;
+    let backstop: QueuedTimeout | undefined;
     // Field by field, not a spread: a spread literal costs a runtime call per field after it.
     const message: PoolTask = { command: task.command, args: task.args, caller: task.caller, taskId, startedSlot, deadline: sharedNow() + backstopMs };
     if ('frameValue' in task) message.frameValue = task.frameValue;
@@ -157,7 +162,7 @@ export class CommandPool {
     try {
       // One promise for the answer or the backstop, whichever comes first (cheaper than a race).
       const first = await new Promise<Outcome<unknown> | 'backstop'>((resolve, reject) => {
-        timer = setTimeout(resolve, backstopMs, 'backstop');
+        backstop = this.#backstops.set(t0, () => resolve('backstop'));
         running.then(resolve, reject);
       });
       if (first !== 'backstop') return { outcome: first, runMs: performance.now() - t0, lost: false };
@@ -178,8 +183,8 @@ export class CommandPool {
       // A worker never throws back (it answers Outcomes): a rejection means it died.
       return { outcome: toFailure(err), runMs: performance.now() - t0, lost: true };
     } finally {
-      clearTimeout(timer);
-      this.#pending.delete(taskId);
+      if (backstop) this.#backstops.clear(backstop);
+      if (startedSlot < 0) this.#pending.delete(taskId);
       this.#slots.delete(taskId);
       if (startedSlot >= 0) {
         const free = () => {

@@ -4,7 +4,9 @@
 // refused request is no record at all, so a flood of refusals cannot push world events out of the
 // history (the request log and gcb_requests_total still count it).
 import { REFUSAL_STATUSES } from '../errors/codes.ts';
+import { msText } from '../http/context.ts';
 import { LIMITS } from '../limits.ts';
+import { jsonString } from '../shared/json-string.ts';
 
 const SECRET_KEY = /token|secret|password|passwd|authorization|api[_-]?key|cookie/i;
 const REDACTED = '<redacted>';
@@ -197,4 +199,41 @@ function isUnserialisable(value: unknown): boolean {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// Records mostly come from the same agent: its name as JSON is kept for the next record.
+let lastAgent = '';
+let lastAgentJson = '""';
+
+/**
+ * The `command` audit record's fields, written as JSON text (event.ts EventFields): built on every
+ * POST /cmd, where an object, its copy into the event and the serialiser's walk of its keys cost
+ * more than the template. The same members in the same order as the object would have.
+ */
+export function commandRecord(
+  agent: string,
+  request: { name: string; args: unknown } | undefined,
+  line: { status: number; code: string | null },
+  ms: number,
+  place: { tick: number; order: number } | undefined,
+): string {
+  if (agent !== lastAgent) {
+    lastAgent = agent;
+    lastAgentJson = jsonString(agent);
+  }
+  let json: string;
+  if (request) {
+    json = `,"agent":${lastAgentJson},"name":${jsonString(shownName(request.name))}`;
+    const summary = summarizeArgs(request.name, request.args);
+    json += `,"args":${JSON.stringify(summary.args)}`;
+    if (summary.truncated) json += `,"truncated":true,"args_bytes":${summary.args_bytes}`;
+  } else {
+    json = `,"agent":${lastAgentJson},"name":null,"args":null`;
+  }
+  // code is an ErrorCode (nothing to escape: errors/codes.ts).
+  json += `,"ok":${line.status === 200},"code":${line.code === null ? 'null' : `"${line.code}"`},"status":${line.status},"ms":${msText(ms)}`;
+  // decisions §12: where the command ran, (tick, order), when it reached the game thread. Not a
+  // top-level tick: the event's own tick is the one its answer left at (a step's last).
+  if (place) json += `,"place":${JSON.stringify(place)}`;
+  return json;
 }

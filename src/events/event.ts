@@ -3,10 +3,19 @@
 // shared by every subscriber and every recv_events that returns it. The history builds the JSON as
 // it keeps the event (decisions §13: it counts the bytes it keeps).
 import type { CallerContext } from '../shared/caller.ts';
+import { jsonString } from '../shared/json-string.ts';
 import { fogClaim, type Audienced, type Restriction } from './audience.ts';
 
 // `fogged` belongs to the envelope of the fog form: a game's field of that name would be taken for it.
 const RESERVED = new Set(['seq', 'kind', 'tick', 'at_utc', 'kingdom_ids', 'fogged']);
+
+/**
+ * An event's fields: an object, or its members already written as JSON text, each after a comma
+ * (`,"agent":"athena","ok":true`), exactly as JSON.stringify would write that object. The text form
+ * is for the record of every POST /cmd (`command`): it skips building the object, copying it into
+ * the event and the serialiser's walk of its keys. It must name no field of the envelope.
+ */
+export type EventFields = Record<string, unknown> | string;
 
 /** An event's JSON and SSE frame, as one caller gets them. */
 interface View {
@@ -21,7 +30,7 @@ export class StoredEvent implements Audienced {
   readonly atUtc: string;
   readonly kingdomIds: readonly number[];
   /** The kind's fields until the JSON is built; then only the JSON is kept (history memory). */
-  #fields: Record<string, unknown> | undefined;
+  #fields: EventFields | undefined;
   readonly restrict: Restriction | null;
   /** Fields the fog form cuts (the game's eventFog for this kind). */
   readonly #fogHides: ReadonlySet<string> | null;
@@ -37,7 +46,7 @@ export class StoredEvent implements Audienced {
     tick: number,
     atUtc: string,
     kingdomIds: readonly number[],
-    fields: Record<string, unknown> | undefined,
+    fields: EventFields | undefined,
     restrict: Restriction | null,
     fogHides: ReadonlySet<string> | null = null,
   ) {
@@ -90,13 +99,22 @@ export class StoredEvent implements Audienced {
   /** The event as a plain object: the envelope first; a field may not override it. */
   #toObject(): Record<string, unknown> {
     const out: Record<string, unknown> = { seq: this.seq, kind: this.kind, tick: this.tick, at_utc: this.atUtc, kingdom_ids: this.kingdomIds };
-    const fields = this.#fields;
+    const fields = this.#fields as Record<string, unknown> | undefined;
     if (fields) for (const key of Object.keys(fields)) if (!RESERVED.has(key)) out[key] = fields[key];
     return out;
   }
 
   get json(): string {
     if (this.#json === undefined) {
+      const fields = this.#fields;
+      if (typeof fields === 'string') {
+        // The envelope as JSON.stringify writes it: at_utc is an ISO time (nothing to escape).
+        const tick = Number.isFinite(this.tick) ? this.tick : 'null';
+        const kingdoms = this.kingdomIds.length === 0 ? '[]' : JSON.stringify(this.kingdomIds);
+        this.#json = `{"seq":${this.seq},"kind":${jsonString(this.kind)},"tick":${tick},"at_utc":"${this.atUtc}","kingdom_ids":${kingdoms}${fields}}`;
+        this.#fields = undefined;
+        return this.#json;
+      }
       try {
         this.#json = JSON.stringify(this.#toObject());
       } catch {

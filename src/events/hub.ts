@@ -11,7 +11,7 @@ import type { CallerContext } from '../shared/caller.ts';
 import { isoTime } from '../shared/iso-time.ts';
 import { canSee, READ_ALL_ONLY, type Restriction } from './audience.ts';
 import type { EventBatch } from '../shared/protocol.ts';
-import { StoredEvent } from './event.ts';
+import { StoredEvent, type EventFields } from './event.ts';
 import { EventRing } from './ring.ts';
 import { isFailure, StreamSlots, type StreamLease } from './stream-slots.ts';
 import { Subscriber, type EndReason, type StreamSink } from './subscriber.ts';
@@ -43,6 +43,12 @@ export interface EventStats {
   /** Streams closed because their client fell a whole buffer behind. */
   overflowed: number;
 }
+
+/**
+ * The kingdom list of a global event, one for all of them: the history keeps every event it
+ * holds, and an empty list of its own for each was an allocation to keep too.
+ */
+export const NO_KINGDOMS: readonly number[] = Object.freeze([]);
 
 /** Something that gives an admission slot back (cmd's permit). */
 interface Releasable {
@@ -193,14 +199,14 @@ export class EventHub {
    * A main-loop event (enabled_changed, turn_changed, message, objective_changed, command,
    * agents_reloaded, agents_reload_failed). `restrict` narrows its audience (audience.ts).
    */
-  emit(kind: string, fields?: Record<string, unknown>, kingdomIds: readonly number[] = [], restrict: Restriction | null = null): void {
+  emit(kind: string, fields?: EventFields, kingdomIds: readonly number[] = NO_KINGDOMS, restrict: Restriction | null = null): void {
     const event = this.#store(kind, this.#tick(), isoTime(), kingdomIds, fields, restrict);
     this.#fanOut([event]);
   }
 
   /** decisions §10: what agents.json reload emits, seen by read_all holders only. */
   emitReadAllOnly(kind: 'agents_reloaded' | 'agents_reload_failed', fields: Record<string, unknown>): void {
-    this.emit(kind, fields, [], READ_ALL_ONLY);
+    this.emit(kind, fields, NO_KINGDOMS, READ_ALL_ONLY);
   }
 
   /**
@@ -363,14 +369,7 @@ export class EventHub {
     });
   }
 
-  #store(
-    kind: string,
-    tick: number,
-    atUtc: string,
-    kingdomIds: readonly number[],
-    fields: Record<string, unknown> | undefined,
-    restrict: Restriction | null,
-  ): StoredEvent {
+  #store(kind: string, tick: number, atUtc: string, kingdomIds: readonly number[], fields: EventFields | undefined, restrict: Restriction | null): StoredEvent {
     // Only an event naming several kingdoms has a fog form (audience.ts fogClaim).
     const hides = this.#fogHides.get(kind) ?? null;
     const event = new StoredEvent(++this.#seq, kind, tick, atUtc, kingdomIds, fields, restrict, hides);

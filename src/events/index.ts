@@ -1,19 +1,18 @@
 // The event layer on the main loop (decisions §7): the hub, GET /events, the audit of POST /cmd,
 // and the hooks the rest of the bridge feeds it through. bridge.ts wires it; start()/stop() are
 // its lifecycle.
-import type { Hono, MiddlewareHandler } from 'hono';
+import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Outcome } from '../errors/bridge-error.ts';
 import { badArgsFailure } from '../errors/failures.ts';
-import type { AppEntry } from '../http/app.ts';
-import type { CommandRequest } from '../http/body.ts';
-import type { Env, RequestLog } from '../http/context.ts';
+import type { AnswerObserver, AppEntry } from '../http/app.ts';
+import type { Env } from '../http/context.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
-import type { Place } from '../shared/protocol.ts';
-import { isAudited, shownName, summarizeArgs } from './audit.ts';
+import { commandRecord, isAudited } from './audit.ts';
 import { allKinds, checkDeclaredKinds, checkEventFog } from './kinds.ts';
-import { EventHub, type RecvArgs } from './hub.ts';
+import type { Restriction } from './audience.ts';
+import { EventHub, NO_KINGDOMS, type RecvArgs } from './hub.ts';
 import { watchObjectives, type ObjectiveWatch } from './objectives.ts';
 import { eventsRoutes } from './routes.ts';
 import type { EventBatch } from '../shared/protocol.ts';
@@ -24,9 +23,9 @@ export interface EventLayer {
   readonly hub: EventHub;
   /** GET /events, mounted with app.route(). */
   readonly routes: Hono<Env>;
-  /** POST /cmd middleware: a `command` audit event per answer but refusals. */
-  readonly audit: MiddlewareHandler<Env>;
-  /** Its part of the HTTP app (createApp's entries): GET /events, and the audit in front of POST /cmd. */
+  /** Told of every answer: a `command` audit event per POST /cmd answer but refusals. */
+  readonly audit: AnswerObserver;
+  /** Its part of the HTTP app (createApp's entries): GET /events, and the audit of POST /cmd's answers. */
   readonly entry: AppEntry;
   /**
    * The game's declared kinds (its `eventKinds`) and their fog (its `eventFog`): checked, warned
@@ -56,26 +55,32 @@ export function createEvents(options: { history: number; maxStreams: number; mul
   });
   let objectives: ObjectiveWatch | null = null;
 
-  // Mounted in front of POST /cmd alone (app.ts `before`): every request it sees is a command.
-  const audit: MiddlewareHandler<Env> = async function auditCommand(c, next) {
-    const t0 = performance.now();
-    await next();
+  // decisions §7: a `command` record is seen by read_all holders and the agent that sent it. One
+  // audience per agent, shared by its records, rather than two objects more per record for the
+  // history to keep (agents are few, and an agents.json reload does not change an id's audience).
+  const audiences = new Map<string, Restriction>();
+  const audienceOf = (agentId: string): Restriction => {
+    let audience = audiences.get(agentId);
+    if (audience === undefined) {
+      audience = Object.freeze({ agents: Object.freeze([agentId]), readAll: true });
+      audiences.set(agentId, audience);
+    }
+    return audience;
+  };
+
+  // Told of every answer (app.ts AppEntry.onAnswered) once its log line is complete, before it
+  // leaves, rather than a middleware in front of POST /cmd: the route then runs as one handler,
+  // without hono's compose. Its ms is the request's, as the log line has it.
+  const audit: AnswerObserver = function auditCommand(line, path, _seconds, c) {
+    // decisions §13: a refusal is counted and logged, and is no event (a 401, and any other
+    // method's 404 on this path, among them).
+    if (path !== '/cmd' || !isAudited(line.status)) return;
     const request = c.get('cmdRequest');
     // recv_events is not audited: a long-poll that saw its own audit record would never wait.
     if (request?.name === 'recv_events') return;
-    const line = c.get('line');
-    // decisions §13: a refusal is counted and logged, and is no event.
-    if (!isAudited(line.status)) return;
-    const caller = c.get('caller');
-    const ms = Math.round((performance.now() - t0) * 100) / 100;
-    const record = commandRecord(caller.agentId, request, line, ms, c.get('place'));
-    hub.emit(
-      'command',
-      record,
-      [],
-      // decisions §7: read_all holders and the agent that sent it.
-      { agents: [caller.agentId], readAll: true },
-    );
+    const agentId = c.get('caller').agentId;
+    const record = commandRecord(agentId, request, line, line.ms, c.get('place'));
+    hub.emit('command', record, NO_KINGDOMS, audienceOf(agentId));
   };
 
   const routes = eventsRoutes(hub);
@@ -83,7 +88,7 @@ export function createEvents(options: { history: number; maxStreams: number; mul
     hub,
     routes,
     audit,
-    entry: { routes, before: { method: 'POST', path: '/cmd', handler: audit } },
+    entry: { routes, onAnswered: audit },
     setGameKinds(declared, declaredFog) {
       const { kinds, ignored } = checkDeclaredKinds(declared);
       for (const { kind, reason } of ignored) log.warn({ kind: kind.slice(0, 64) }, `the game's eventKinds entry '${kind.slice(0, 64)}' is ignored: ${reason}`);
@@ -120,34 +125,4 @@ export function createEvents(options: { history: number; maxStreams: number; mul
       await hub.stop();
     },
   };
-}
-
-/**
- * The `command` audit record. Built field by field: an object literal with spreads costs a runtime
- * call per field after them, on every request.
- */
-function commandRecord(
-  agent: string,
-  request: CommandRequest | undefined,
-  line: Pick<RequestLog, 'status' | 'code'>,
-  ms: number,
-  place: Place | undefined,
-): Record<string, unknown> {
-  const record: Record<string, unknown> = { agent, name: request ? shownName(request.name) : null, args: null };
-  if (request) {
-    const summary = summarizeArgs(request.name, request.args);
-    record.args = summary.args;
-    if (summary.truncated) {
-      record.truncated = true;
-      record.args_bytes = summary.args_bytes;
-    }
-  }
-  record.ok = line.status === 200;
-  record.code = line.code;
-  record.status = line.status;
-  record.ms = ms;
-  // decisions §12: where the command ran, (tick, order), when it reached the game thread. Not a
-  // top-level tick: the event's own tick is the one its answer left at (a step's last).
-  if (place) record.place = place;
-  return record;
 }

@@ -23,7 +23,7 @@ export function eventsRoutes(hub: EventHub): Hono<Env> {
     const lease = hub.slots.takeFor(caller);
     if (isFailure(lease)) return fail(c, lease, '', {});
     c.get('line').status = 200;
-    c.header('x-request-id', c.get('rid'));
+    c.header('x-request-id', c.get('line').rid);
     // The run and the newest seq this caller may see now (decisions §13: without read_all, the last
     // event it may see): the stream's backlog is what follows `since` up to this seq (a client
     // skipping a backlog after a gap, or resuming with nothing received yet, needs it).

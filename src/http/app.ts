@@ -10,7 +10,7 @@ import { healthRoutes, type HealthDeps } from './routes/health.ts';
 
 export type { Env } from './context.ts';
 
-/** Told of every answer (a 401 too) once its log line is complete; `seconds` unrounded. */
+/** Told of every answer (a 401 too) once its log line is complete, before it leaves; `seconds` unrounded. */
 export type AnswerObserver = NonNullable<AuthenticateDeps['onAnswered']>;
 
 /**
@@ -22,9 +22,12 @@ export interface AppEntry {
   routes?: Hono<Env>;
   /** Routes answered before the credential check: only for what holds no data (the viewer's page). */
   openRoutes?: Hono<Env>;
-  /** A middleware in front of another endpoint's route, after the check (the audit of POST /cmd). */
+  /** A middleware in front of another endpoint's route, after the check (it makes that route a chain: hono's compose). */
   before?: { method: string; path: string; handler: MiddlewareHandler<Env> };
-  /** decisions §9: counted where the log line is written, with no middleware in front of every route. */
+  /**
+   * Told of every answer where the log line is written, with no middleware in front of any route
+   * (decisions §9 metrics, the `command` audit record of POST /cmd).
+   */
   onAnswered?: AnswerObserver;
 }
 
@@ -85,8 +88,8 @@ export function createApp(deps: AppDeps, entries: readonly AppEntry[] = []): Hon
 function observeAll(observers: readonly (AnswerObserver | undefined)[]): AnswerObserver | undefined {
   const present = observers.filter((observer): observer is AnswerObserver => observer !== undefined);
   if (present.length <= 1) return present[0];
-  return (line, path, seconds) => {
-    for (const observer of present) observer(line, path, seconds);
+  return (line, path, seconds, c) => {
+    for (const observer of present) observer(line, path, seconds, c);
   };
 }
 

@@ -15,16 +15,31 @@ export interface AuthenticateDeps {
   /** Last-seen bookkeeping of the session. */
   session: Pick<Session, 'touch'>;
   log: Logger;
-  /** Told of every answer once its log line is complete (decisions §9 metrics); `seconds` unrounded. */
-  onAnswered?: (line: RequestLog, path: string, seconds: number) => void;
+  /**
+   * Told of every answer once its log line is complete, before the answer leaves (decisions §9
+   * metrics, the `command` audit record); `seconds` unrounded.
+   */
+  onAnswered?: (line: RequestLog, path: string, seconds: number, c: AppContext) => void;
 }
 
 /** Wraps one route's handler (the first of its chain) in the credential check and the log line. */
 export type Guard = (handler: Handler<Env>) => Handler<Env>;
 
-/** Paths logged as sent; any other is logged as OTHER_PATH (a client may put its token there). */
-const ENDPOINTS = new Set(['/cmd', '/health', '/capabilities', '/events']);
 const OTHER_PATH = '(other)';
+
+/** Paths logged as sent; any other is logged as OTHER_PATH (a client may put its token there). */
+function loggedPath(path: string): string {
+  // Compared as text: the path is a fresh string each request, which a set lookup would hash first.
+  switch (path) {
+    case '/cmd':
+    case '/health':
+    case '/capabilities':
+    case '/events':
+      return path;
+    default:
+      return OTHER_PATH;
+  }
+}
 
 /**
  * spec step 1, for every path: before any work is queued, so a bad token never takes a slot. A
@@ -45,7 +60,7 @@ export function authenticate(deps: AuthenticateDeps, onError: (err: Error, c: Ap
     const ms = performance.now() - t0;
     line.ms = round(ms);
     writeLine(line);
-    if (onAnswered) onAnswered(line, c.req.path, ms / 1000);
+    if (onAnswered) onAnswered(line, c.req.path, ms / 1000, c);
   };
   return (handler) =>
     function authenticated(c, next) {
@@ -55,7 +70,7 @@ export function authenticate(deps: AuthenticateDeps, onError: (err: Error, c: Ap
       const line: RequestLog = {
         rid,
         method: c.req.method,
-        path: ENDPOINTS.has(c.req.path) ? c.req.path : OTHER_PATH,
+        path: loggedPath(c.req.path),
         agent: null,
         command: null,
         status: 0,
@@ -65,7 +80,6 @@ export function authenticate(deps: AuthenticateDeps, onError: (err: Error, c: Ap
         run_ms: 0,
         ms: 0,
       };
-      c.set('rid', rid);
       c.set('line', line);
       const caller =
         hostAllowed(single(headers.host)) && originAllowed(single(headers.origin))

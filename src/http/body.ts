@@ -15,6 +15,8 @@ export interface CommandRequest {
 /** decisions §5: application/json, parameters such as charset allowed. */
 export function isJsonContentType(value: string | undefined): boolean {
   if (value === undefined) return false;
+  // What nearly every client sends: no need to cut, trim or lower-case it.
+  if (value === 'application/json') return true;
   const semicolon = value.indexOf(';');
   const type = (semicolon === -1 ? value : value.slice(0, semicolon)).trim().toLowerCase();
   return type === 'application/json';

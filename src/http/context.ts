@@ -31,10 +31,10 @@ export interface RequestLog {
 export type Env = {
   Bindings: Partial<HttpBindings>;
   /**
-   * cmdRequest: POST /cmd's parsed body, once parsed; place: where its frame step started (decisions
+   * line: the request's log line, which carries its request id too. cmdRequest: POST /cmd's parsed body, once parsed; place: where its frame step started (decisions
    * §12). The `command` audit event reads both.
    */
-  Variables: { rid: string; caller: CallerContext; line: RequestLog; cmdRequest: CommandRequest | undefined; place: Place | undefined };
+  Variables: { caller: CallerContext; line: RequestLog; cmdRequest: CommandRequest | undefined; place: Place | undefined };
 };
 export type AppContext = Context<Env>;
 
@@ -70,6 +70,22 @@ export function single(value: string | string[] | undefined): string | undefined
 /** Milliseconds to two decimals, for log lines. */
 export function round(ms: number): number {
   return Math.round(ms * 100) / 100;
+}
+
+/**
+ * String(ms), for a value of round() written on every request (the log line, the audit record):
+ * from its whole hundredths, whose parts are small integers, rather than through V8's formatting
+ * of a fraction (about 1,000 instructions each). Any other value is given to String().
+ */
+export function msText(ms: number): string {
+  const hundredths = Math.round(ms * 100);
+  // Only a value of round() below 1e13 ms: its shortest form is its two decimals, trailing zeros cut.
+  if (!(hundredths >= 0 && hundredths < 1e15 && hundredths / 100 === ms)) return String(ms);
+  const cents = hundredths % 100;
+  const whole = (hundredths - cents) / 100;
+  if (cents === 0) return `${whole}`;
+  if (cents % 10 === 0) return `${whole}.${cents / 10}`;
+  return `${whole}.${cents < 10 ? '0' : ''}${cents}`;
 }
 
 // decisions §11: a client's request id is kept only in this shape, so what it chooses can neither

@@ -1,9 +1,22 @@
 import type { RequestLog } from '../http/context.ts';
 import { BucketHistogram, type Series } from './shared-histogram.ts';
 
-/** Endpoints named in labels; any other path is `other` (a client may put anything in a path). */
-const ENDPOINTS = new Set(['/cmd', '/health', '/capabilities', '/events', '/metrics']);
 const OTHER = 'other';
+
+/** Endpoints named in labels; any other path is `other` (a client may put anything in a path). */
+function endpointOf(path: string): string {
+  // Compared as text: the path is a fresh string each request, which a set lookup would hash first.
+  switch (path) {
+    case '/cmd':
+    case '/health':
+    case '/capabilities':
+    case '/events':
+    case '/metrics':
+      return path;
+    default:
+      return OTHER;
+  }
+}
 const OK = 'OK';
 
 interface Row {
@@ -72,7 +85,7 @@ export function createRequestObserver(metrics: {
   };
 
   return function observeRequest(line, path, seconds) {
-    const endpoint = ENDPOINTS.has(path) ? path : OTHER;
+    const endpoint = endpointOf(path);
     const command = line.command ?? (endpoint === '/cmd' ? '' : endpoint);
     const code = line.code ?? OK;
     metrics.requests.inc(REQUEST_LABELS, endpoint, command, code);

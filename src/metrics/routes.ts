@@ -24,7 +24,7 @@ export function metricsRoutes(registry: Registry): Hono<Env> {
         'content-type': registry.contentType,
         'x-content-type-options': 'nosniff',
         'cache-control': 'no-store',
-        'x-request-id': c.get('rid'),
+        'x-request-id': c.get('line').rid,
       },
     });
   });

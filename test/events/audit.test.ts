@@ -4,7 +4,7 @@
 // send_message without its content; refusals not recorded at all.
 import fc from 'fast-check';
 import t from 'tap';
-import { isAudited, shownName, summarizeArgs } from '../../src/events/audit.ts';
+import { commandRecord, isAudited, shownName, summarizeArgs } from '../../src/events/audit.ts';
 import { LIMITS } from '../../src/limits.ts';
 
 const SECRET_LOOKING = /token|secret|password|passwd|authorization|api[_-]?key|cookie/i;
@@ -269,4 +269,55 @@ t.test('send_message: what is missing stays missing; args that are not an object
   t.same(summarizeArgs('send_message', null), { args: null });
   t.same(summarizeArgs('send_message', ['ares']), { args: ['ares'] });
   t.same(summarizeArgs('send_message', 'ares'), { args: 'ares' });
+});
+
+t.test('the record as JSON text is byte for byte what JSON.stringify makes of the same record as an object', async (t) => {
+  // The object form the text stands for: agent, name, args (with truncated and args_bytes when cut), ok, code, status, ms, place.
+  const asObject = (
+    agent: string,
+    request: { name: string; args: unknown } | undefined,
+    status: number,
+    code: string | null,
+    ms: number,
+    place?: { tick: number; order: number },
+  ) => {
+    const record: Record<string, unknown> = { agent, name: request ? shownName(request.name) : null, args: null };
+    if (request) Object.assign(record, summarizeArgs(request.name, request.args));
+    Object.assign(record, { ok: status === 200, code, status, ms });
+    if (place) record.place = place;
+    return JSON.stringify(record);
+  };
+  const textOf = (
+    agent: string,
+    request: { name: string; args: unknown } | undefined,
+    status: number,
+    code: string | null,
+    ms: number,
+    place?: { tick: number; order: number },
+  ) => `{${commandRecord(agent, request, { status, code }, ms, place).slice(1)}}`;
+  t.equal(textOf('legacy', { name: 'whoami', args: {} }, 200, null, 0.42), asObject('legacy', { name: 'whoami', args: {} }, 200, null, 0.42));
+  t.equal(
+    textOf('athena', { name: 'spawn', args: { x: 1 } }, 422, 'GAME_ERROR', 12, { tick: 7, order: 2 }),
+    asObject('athena', { name: 'spawn', args: { x: 1 } }, 422, 'GAME_ERROR', 12, { tick: 7, order: 2 }),
+    'a place, a failure',
+  );
+  t.equal(textOf('ares', undefined, 500, 'INTERNAL', 1.5), asObject('ares', undefined, 500, 'INTERNAL', 1.5), 'no body read: name and args null');
+  const long = { name: 'n'.repeat(100), args: { s: 'x'.repeat(300) } };
+  t.equal(textOf('ares', long, 504, 'TIMEOUT', 5000.01), asObject('ares', long, 504, 'TIMEOUT', 5000.01), 'a cut name and truncated args');
+  // Names and agents that need an escape: quotes, backslashes, control characters, lone and paired surrogates.
+  const anyUnits = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)) });
+  fc.assert(
+    fc.property(
+      anyUnits,
+      anyUnits,
+      fc.jsonValue(),
+      fc.constantFrom(200, 422, 500, 504),
+      fc.double({ min: 0, max: 1e6, noNaN: true }),
+      fc.option(fc.record({ tick: fc.nat(), order: fc.nat() }), { nil: undefined }),
+      (agent, name, args, status, ms, place) => {
+        const code = status === 200 ? null : 'GAME_ERROR';
+        return textOf(agent, { name, args }, status, code, ms, place) === asObject(agent, { name, args }, status, code, ms, place);
+      },
+    ),
+  );
 });

@@ -53,7 +53,7 @@ function logLine(): RequestLog {
   };
 }
 
-/** The app around the layer as createApp builds it: the request id, the caller and the log line come first. */
+/** The app around the layer as createApp builds it: the caller and the log line (with the request id) come first. */
 function appFor(
   events: EventLayer,
   who: CallerContext,
@@ -62,13 +62,22 @@ function appFor(
   const line = logLine();
   const app = new Hono<Env>();
   app.use('*', async (c, next) => {
-    c.set('rid', 'req-1');
     c.set('caller', who);
     c.set('line', line);
     await next();
   });
   app.route('/', events.routes);
-  if (cmd) app.post('/cmd', events.audit, cmd);
+  // As the credential check does: the answer's time in its log line, then every observer told.
+  if (cmd) {
+    app.post('/cmd', async (c) => {
+      const t0 = performance.now();
+      const response = await cmd(c);
+      const ms = performance.now() - t0;
+      line.ms = Math.round(ms * 100) / 100;
+      events.entry.onAnswered!(line, c.req.path, ms / 1000, c);
+      return response;
+    });
+  }
   return { request: async (path, init, env) => app.request(path, init, env as Env['Bindings']), line };
 }
 
@@ -367,13 +376,16 @@ t.test('the audit of POST /cmd: one `command` record per answer but refusals, se
     await answer(status, code, { name: 'spawn', args: {} });
   }
   await answer(200, null, { name: 'recv_events', args: {} });
-  t.equal(events.hub.seq, 3, 'refusals and recv_events leave no record');
+  // Told of every answer of the app: another endpoint's is none of its business.
+  events.audit({ ...logLine(), status: 200, agent: 'athena' }, '/health', 0.001, undefined as never);
+  t.equal(events.hub.seq, 3, 'refusals, recv_events and other endpoints leave no record');
   await events.stop();
 });
 
 t.test('the audit: the record says where the command ran (tick, order) when it reached the game thread', async (t) => {
   const events = layer();
-  t.same(events.entry.before, { method: 'POST', path: '/cmd', handler: events.audit }, 'mounted in front of POST /cmd alone');
+  t.equal(events.entry.onAnswered, events.audit, 'told of every answer');
+  t.equal(events.entry.before, undefined, 'no middleware in front of POST /cmd: its route stays one handler');
   t.equal(events.entry.routes, events.routes, 'beside GET /events');
   await appFor(events, athena, (c) => {
     c.set('cmdRequest', { name: 'spawn', args: {} });

@@ -432,3 +432,19 @@ t.test('stored event: its envelope wins over fields of the same names; a field J
   const bare = new StoredEvent(10, 'ping', 0, 'T', [], undefined, null);
   t.equal(bare.json, '{"seq":10,"kind":"ping","tick":0,"at_utc":"T","kingdom_ids":[]}');
 });
+
+t.test('stored event: fields given as JSON text make the JSON the same fields as an object make', async (t) => {
+  const fields = { agent: 'a"\\\u0001\ud800', ok: true, n: 1.5, list: [1, 'é😀'] };
+  const text = `,${JSON.stringify(fields).slice(1, -1)}`;
+  for (const kingdomIds of [[], [1, 2]]) {
+    const asText = new StoredEvent(11, 'command', 4, '2026-11-27T16:50:14.123Z', kingdomIds, text, null);
+    const asObject = new StoredEvent(11, 'command', 4, '2026-11-27T16:50:14.123Z', kingdomIds, fields, null);
+    t.equal(asText.json, asObject.json);
+    t.equal(asText.bytes, asObject.bytes);
+  }
+  t.equal(
+    new StoredEvent(12, 'k"ind', Number.NaN, 'T', [], ',"a":1', null).json,
+    '{"seq":12,"kind":"k\\"ind","tick":null,"at_utc":"T","kingdom_ids":[],"a":1}',
+    'a kind escaped, a tick JSON cannot hold',
+  );
+});

@@ -112,7 +112,6 @@ function setup(options: { turnPassesWhileWaiting?: boolean } = {}) {
   });
   const app = new Hono<Env>();
   app.use('*', async (c, next) => {
-    c.set('rid', 'r1');
     c.set('caller', caller);
     c.set('line', {
       rid: 'r1',

@@ -3,7 +3,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import t from 'tap';
-import type { RequestLog } from '../../src/http/context.ts';
+import fc from 'fast-check';
+import { msText, round, type RequestLog } from '../../src/http/context.ts';
 import { requestLineWriter } from '../../src/http/request-line.ts';
 import { createLogger } from '../../src/log/logger.ts';
 
@@ -79,4 +80,35 @@ t.test("an embedder's logger gets the line through info(), with its own format",
   requestLineWriter(log)({ ...base, agent: 'ares' });
   const parsed = JSON.parse(out.lines[0]!) as Record<string, unknown>;
   t.match(parsed, { level: 'info', app: 'game', msg: 'request', agent: 'ares', path: '/health', status: 200 });
+});
+
+t.test('the times of a line are written as String() writes them, rounded to hundredths or not', async (t) => {
+  for (const ms of [
+    0,
+    -0,
+    0.01,
+    0.05,
+    0.1,
+    0.12,
+    1,
+    1.5,
+    2.3,
+    16.67,
+    20.33,
+    99.99,
+    100,
+    1234567.89,
+    1e12 + 0.01,
+    1e13,
+    1e15,
+    -1.5,
+    0.123,
+    Number.NaN,
+    Infinity,
+  ]) {
+    t.equal(msText(ms), String(ms), String(ms));
+  }
+  fc.assert(fc.property(fc.double({ min: 0, max: 1e13, noNaN: true }), (ms) => msText(round(ms)) === String(round(ms))));
+  fc.assert(fc.property(fc.nat({ max: 1e9 }), (hundredths) => msText(hundredths / 100) === String(hundredths / 100)));
+  fc.assert(fc.property(fc.double(), (ms) => msText(ms) === String(ms)));
 });
