@@ -39,8 +39,8 @@ export const GROUPS: readonly Group[] = [
     // The dispatcher's logic, and the batch's frame step it runs (units.test.ts holds both); pool.ts
     // and game-thread-host.ts start real threads (Piscina, the game thread) and are left to the
     // bridge suites: docs/reliability.md says why.
-    mutate: ['src/dispatch/{drain,execute,game-queue,jobs}.ts', 'src/commands/action/batch/run.ts'],
-    tests: ['test/dispatch/dispatcher.test.ts', 'test/dispatch/units.test.ts'],
+    mutate: ['src/dispatch/{drain,execute,game-queue,jobs,timeout-queue}.ts', 'src/commands/action/batch/run.ts'],
+    tests: ['test/dispatch/dispatcher.test.ts', 'test/dispatch/units.test.ts', 'test/dispatch/timeout-queue.test.ts'],
   },
   {
     name: 'session',
@@ -56,7 +56,8 @@ export const GROUPS: readonly Group[] = [
   { name: 'idempotency', mutate: ['src/idempotency/**/*.ts'], tests: ['test/idempotency/store.test.ts'] },
   {
     name: 'events',
-    mutate: ['src/events/**/*.ts'],
+    // json-string.ts writes the audit record's text.
+    mutate: ['src/events/**/*.ts', 'src/shared/json-string.ts'],
     // audit.test.ts last: its memory case (96 requests of 1 MB) is most of the time, and a mutant
     // the other files kill ends the process before it.
     tests: [
