@@ -28,6 +28,11 @@ export class TimeoutQueue {
     this.#now = now;
   }
 
+  /** Entries the queue's array holds, the fired or cleared front it skips included (tests). */
+  get held(): number {
+    return this.#entries.length;
+  }
+
   /** Timeouts set and neither fired nor cleared (tests). */
   get pending(): number {
     let count = 0;
@@ -48,8 +53,9 @@ export class TimeoutQueue {
     // Most are cleared in the order they were set: the front is dropped at once, so what is kept
     // lives no longer than the tasks do, and with nothing pending the timer goes too.
     this.#dropCleared();
-    if (this.#head === this.#entries.length && this.#timer !== null) {
-      clearTimeout(this.#timer);
+    if (this.#head === this.#entries.length) {
+      // clearTimeout(undefined) does nothing: no timer, nothing to clear.
+      clearTimeout(this.#timer ?? undefined);
       this.#timer = null;
     }
   }
@@ -64,7 +70,8 @@ export class TimeoutQueue {
     while (this.#head < this.#entries.length) {
       const entry = this.#entries[this.#head]!;
       const fire = entry.fire;
-      if (fire !== null && entry.due > now + EARLY_MS) break;
+      // Dues only grow along the queue: an entry not yet due, pending or cleared, ends the sweep.
+      if (entry.due > now + EARLY_MS) break;
       this.#head++;
       entry.fire = null;
       fire?.();

@@ -61,3 +61,34 @@ t.test('with nothing pending the timer goes: cleared, or all fired', async (t) =
   t.equal(fired, 1);
   t.equal(timers(), before, 'none left once every one has fired');
 });
+
+t.test('what was cleared or fired goes from the front once it is worth the copy', async (t) => {
+  const fill = (queue: TimeoutQueue, n: number) => Array.from({ length: n }, () => queue.set(performance.now(), () => t.fail('cleared')));
+  const clearFirst = (queue: TimeoutQueue, entries: ReturnType<typeof fill>, n: number) => {
+    for (const entry of entries.slice(0, n)) queue.clear(entry);
+  };
+
+  const small = new TimeoutQueue(60_000);
+  const few = fill(small, 3);
+  clearFirst(small, few, 2);
+  t.equal(small.held, 3, 'a short skipped front is kept: copying it would cost more');
+  clearFirst(small, few, 3);
+  t.equal(small.held, 0, 'all cleared: nothing kept');
+
+  const q1 = new TimeoutQueue(60_000);
+  const a = fill(q1, 2040);
+  clearFirst(q1, a, 1024);
+  t.equal(q1.held, 2040, '1024 skipped: kept, though more than half');
+  clearFirst(q1, a, 1025);
+  t.equal(q1.held, 2040 - 1025, 'past 1024 and more than half: dropped');
+  t.equal(q1.pending, 2040 - 1025);
+
+  const q2 = new TimeoutQueue(60_000);
+  const b = fill(q2, 2052);
+  clearFirst(q2, b, 1026);
+  t.equal(q2.held, 2052, 'past 1024 but exactly half: kept');
+  clearFirst(q2, b, 1027);
+  t.equal(q2.held, 2052 - 1027, 'more than half: dropped');
+  for (const queue of [q1, q2]) clearFirst(queue, queue === q1 ? a : b, Infinity);
+  t.equal(q1.held + q2.held, 0);
+});
