@@ -7,6 +7,7 @@ import { COMMANDS } from '../../src/commands/index.ts';
 import { createCollector } from '../../src/events/collector.ts';
 import type { EventBatch } from '../../src/shared/protocol.ts';
 import { createDrainer } from '../../src/dispatch/drain.ts';
+import { drainerPort } from './drainer-port.ts';
 import { badArgs } from '../../src/errors/bridge-error.ts';
 import { GameQueue, TIMEOUT_MESSAGE } from '../../src/dispatch/game-queue.ts';
 import { DEFAULT_TIMINGS, LIMITS, type Timings } from '../../src/limits.ts';
@@ -734,27 +735,10 @@ function drainerWith(
     port1.close();
     port2.close();
   });
-  let slot = 0;
+  const { queue, replies } = drainerPort(port1, shared, caller);
   const send = async (command: string): Promise<void> => {
-    const message: ActionMessage = {
-      slot,
-      id: slot,
-      command,
-      phase: 'run',
-      input: {},
-      caller,
-      enqueuedAt: performance.timeOrigin + performance.now(),
-      items: 1,
-    };
-    Atomics.store(shared.entries, slot++, ENTRY_QUEUED);
-    Atomics.add(shared.control, kQueued, 1);
-    port1.postMessage(message);
+    queue(command);
     await tick();
-  };
-  const replies = (): Array<Extract<ActionReply, { kind: 'done' }>> => {
-    const out: Array<Extract<ActionReply, { kind: 'done' }>> = [];
-    for (let r = receiveMessageOnPort(port1); r; r = receiveMessageOnPort(port1)) out.push(r.message as Extract<ActionReply, { kind: 'done' }>);
-    return out;
   };
   return { drainer, shared, world, send, replies };
 }

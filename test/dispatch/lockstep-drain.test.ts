@@ -2,16 +2,16 @@
 // order within the tick, from 0 again when the tick changes); a lockstep drain runs at most 32 entries
 // like a frame but steps no per-frame job; a tick closed through the clock steps them once; a world
 // swap runs the swap hooks.
-import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
+import { MessageChannel } from 'node:worker_threads';
 import t, { type Test } from 'tap';
 import type { CommandDef, FrameEnv } from '../../src/commands/define.ts';
 import { createDrainer } from '../../src/dispatch/drain.ts';
+import { drainerPort } from './drainer-port.ts';
 import { badArgs, gameRejected } from '../../src/errors/bridge-error.ts';
 import { DEFAULT_TIMINGS } from '../../src/limits.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
 import type { GameModule } from '../../src/shared/game-module.ts';
-import { createSharedState, ENTRY_QUEUED, kQueued, kTick } from '../../src/shared/layout.ts';
-import type { ActionMessage, ActionReply } from '../../src/shared/protocol.ts';
+import { createSharedState, kQueued, kTick } from '../../src/shared/layout.ts';
 
 const caller = { agentId: 'legacy' } as CallerContext;
 const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -75,27 +75,8 @@ function setup(t: Test, clockMode: 'realtime' | 'lockstep') {
     port1.close();
     port2.close();
   });
-  let slot = 0;
-  const send = (command = 'probe'): void => {
-    const message: ActionMessage = {
-      slot,
-      id: 100 + slot,
-      command,
-      phase: 'run',
-      input: {},
-      caller,
-      enqueuedAt: performance.timeOrigin + performance.now(),
-      items: 1,
-    };
-    Atomics.store(shared.entries, slot++, ENTRY_QUEUED);
-    Atomics.add(shared.control, kQueued, 1);
-    port1.postMessage(message);
-  };
-  const replies = (): Array<Extract<ActionReply, { kind: 'done' }>> => {
-    const out: Array<Extract<ActionReply, { kind: 'done' }>> = [];
-    for (let r = receiveMessageOnPort(port1); r; r = receiveMessageOnPort(port1)) out.push(r.message as Extract<ActionReply, { kind: 'done' }>);
-    return out;
-  };
+  const { queue, replies } = drainerPort(port1, shared, caller, 100);
+  const send = (command = 'probe'): void => queue(command);
   return { drainer, shared, world, send, replies, jobSteps };
 }
 

@@ -75,20 +75,20 @@ t.test('what was cleared or fired goes from the front once it is worth the copy'
   clearFirst(small, few, 3);
   t.equal(small.held, 0, 'all cleared: nothing kept');
 
-  const q1 = new TimeoutQueue(60_000);
-  const a = fill(q1, 2040);
-  clearFirst(q1, a, 1024);
-  t.equal(q1.held, 2040, '1024 skipped: kept, though more than half');
-  clearFirst(q1, a, 1025);
-  t.equal(q1.held, 2040 - 1025, 'past 1024 and more than half: dropped');
-  t.equal(q1.pending, 2040 - 1025);
-
-  const q2 = new TimeoutQueue(60_000);
-  const b = fill(q2, 2052);
-  clearFirst(q2, b, 1026);
-  t.equal(q2.held, 2052, 'past 1024 but exactly half: kept');
-  clearFirst(q2, b, 1027);
-  t.equal(q2.held, 2052 - 1027, 'more than half: dropped');
-  for (const queue of [q1, q2]) clearFirst(queue, queue === q1 ? a : b, Infinity);
-  t.equal(q1.held + q2.held, 0);
+  // Past 1024 skipped entries, and more than half of the array: 2040 cross both at the 1025th, 2052
+  // (exactly half at 1026) at the 1027th.
+  for (const [size, lastKept] of [
+    [2040, 1024],
+    [2052, 1026],
+  ] as const) {
+    const queue = new TimeoutQueue(60_000);
+    const entries = fill(queue, size);
+    clearFirst(queue, entries, lastKept);
+    t.equal(queue.held, size, `${size}: ${lastKept} skipped are kept`);
+    clearFirst(queue, entries, lastKept + 1);
+    t.equal(queue.held, size - lastKept - 1, `${size}: one more, and the front is dropped`);
+    t.equal(queue.pending, size - lastKept - 1);
+    clearFirst(queue, entries, size);
+    t.equal(queue.held, 0);
+  }
 });

@@ -287,14 +287,8 @@ t.test('the record as JSON text is byte for byte what JSON.stringify makes of th
     if (place) record.place = place;
     return JSON.stringify(record);
   };
-  const textOf = (
-    agent: string,
-    request: { name: string; args: unknown } | undefined,
-    status: number,
-    code: string | null,
-    ms: number,
-    place?: { tick: number; order: number },
-  ) => `{${commandRecord(agent, request, { status, code }, ms, place).slice(1)}}`;
+  const textOf = (...[agent, request, status, code, ms, place]: Parameters<typeof asObject>) =>
+    `{${commandRecord(agent, request, { status, code }, ms, place).slice(1)}}`;
   t.equal(textOf('legacy', { name: 'whoami', args: {} }, 200, null, 0.42), asObject('legacy', { name: 'whoami', args: {} }, 200, null, 0.42));
   t.equal(
     textOf('athena', { name: 'spawn', args: { x: 1 } }, 422, 'GAME_ERROR', 12, { tick: 7, order: 2 }),
