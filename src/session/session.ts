@@ -278,8 +278,7 @@ export class Session {
   }
 
   stop(): void {
-    // Stryker disable next-line ConditionalExpression: clearing no timer does nothing
-    if (this.#turnTimer) clearTimeout(this.#turnTimer);
+    clearTimeout(this.#turnTimer ?? undefined); // no timer: nothing to clear
     this.#turnTimer = null;
   }
 
@@ -390,8 +389,7 @@ export class Session {
 
   /** decisions §4, §11: a holder that acts on nothing for turn_timeout_s loses the turn, as if it had called turn_advance. */
   #armTurnTimer(): void {
-    // Stryker disable next-line ConditionalExpression: clearing no timer does nothing
-    if (this.#turnTimer) clearTimeout(this.#turnTimer);
+    clearTimeout(this.#turnTimer ?? undefined); // no timer: nothing to clear
     this.#turnTimer = setTimeout(() => {
       this.#turnTimer = null;
       this.#log.warn({ holder: this.turnHolder }, 'turn timeout: the holder ran no action or control command in time and loses the turn');
