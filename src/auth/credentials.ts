@@ -35,29 +35,41 @@ export interface Credential {
  * as a SHA-256 digest, computed once, against entries that hold only a digest.
  */
 export class CredentialTable {
-  #entries: readonly Credential[];
-  #needsDigest: boolean;
+  #entries: readonly Credential[] = [];
+  #needsDigest = false;
+  /**
+   * The presented token's UTF-8 bytes are written here, not into a new Buffer per request. It holds
+   * four bytes more than the longest raw token, so a longer token always writes more bytes than
+   * that token has (a character is at most four bytes, and write() stores only whole ones).
+   */
+  #scratch = Buffer.alloc(4);
+  /** For each entry with a raw token, the scratch's first bytes as long as that token (made once). */
+  #windows: readonly (Buffer | null)[] = [];
 
   constructor(entries: readonly Credential[]) {
-    this.#entries = entries;
-    this.#needsDigest = entries.some((entry) => entry.raw === undefined);
+    this.replace(entries);
   }
 
   /** decisions §10: the table after an agents.json reload; requests that start after it see it. */
   replace(entries: readonly Credential[]): void {
+    const longest = Math.max(0, ...entries.map((entry) => entry.raw?.length ?? 0));
+    const scratch = Buffer.alloc(longest + 4);
+    this.#scratch = scratch;
+    this.#windows = entries.map((entry) => (entry.raw ? scratch.subarray(0, entry.raw.length) : null));
     this.#entries = entries;
     this.#needsDigest = entries.some((entry) => entry.raw === undefined);
   }
 
   resolve(token: string | undefined): CallerContext | null {
     if (token === undefined || token === '') return null;
-    const bytes = Buffer.from(token);
+    const written = this.#scratch.write(token);
     const digest = this.#needsDigest ? sha256(token) : null;
+    const windows = this.#windows;
     let found: CallerContext | null = null;
-    for (const entry of this.#entries) {
-      const match = entry.raw
-        ? entry.raw.length === bytes.length && timingSafeEqual(bytes, entry.raw)
-        : digest !== null && timingSafeEqual(digest, entry.digest);
+    for (let i = 0; i < this.#entries.length; i++) {
+      const entry = this.#entries[i]!;
+      const window = windows[i];
+      const match = entry.raw ? written === entry.raw.length && timingSafeEqual(window!, entry.raw) : digest !== null && timingSafeEqual(digest, entry.digest);
       if (match && found === null) found = entry.caller;
     }
     return found;

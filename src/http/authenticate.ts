@@ -30,12 +30,16 @@ const OTHER_PATH = '(other)';
 /** Paths logged as sent; any other is logged as OTHER_PATH (a client may put its token there). */
 function loggedPath(path: string): string {
   // Compared as text: the path is a fresh string each request, which a set lookup would hash first.
+  // The constant is returned, not the path: what compares it later finds the same string at once.
   switch (path) {
     case '/cmd':
+      return '/cmd';
     case '/health':
+      return '/health';
     case '/capabilities':
+      return '/capabilities';
     case '/events':
-      return path;
+      return '/events';
     default:
       return OTHER_PATH;
   }

@@ -27,22 +27,39 @@ function quoted(value: string | null): string {
 export function requestLineWriter(log: Logger): (line: RequestLog) => void {
   const stream = rawStreamOf(log);
   if (stream === null) return (line) => log.info(line, 'request');
-  // Lines mostly come from the same agent: its quoted name is kept for the next line (the same
-  // string is compared by reference, without a regex test).
-  let lastAgent: string | null = null;
-  let lastAgentJson = 'null';
+  // Lines mostly repeat their fields from method to code (one agent's requests to one endpoint), and
+  // come many to a millisecond: the text of both is kept until a field or the time changes, which
+  // spares the line most of its concatenations and the formatting of a 13-digit time.
+  let last: Pick<RequestLog, 'method' | 'path' | 'agent' | 'command' | 'status' | 'code'> | null = null;
+  let middle = '';
+  let lastTime = -1;
+  let timeText = '';
   return (line) => {
     // Read every time: a level changed at run time is honoured, as pino's own info() would.
     if (!log.isLevelEnabled('info')) return;
-    if (line.agent !== lastAgent) {
-      lastAgent = line.agent;
-      lastAgentJson = quoted(line.agent);
+    if (
+      last === null ||
+      line.method !== last.method ||
+      line.path !== last.path ||
+      line.agent !== last.agent ||
+      line.command !== last.command ||
+      line.status !== last.status ||
+      line.code !== last.code
+    ) {
+      last = { method: line.method, path: line.path, agent: line.agent, command: line.command, status: line.status, code: line.code };
+      // method, path and code are written as they are (RequestLog says why they need no escape):
+      // a check each cost more than the rest of the line (callgrind: 1.2 k instructions a /health
+      // for four regex tests).
+      middle = `","method":"${line.method}","path":"${line.path}","agent":${quoted(line.agent)},"command":${quoted(line.command)},"status":${line.status},"code":${line.code === null ? 'null' : `"${line.code}"`},"admission_wait_ms":`;
     }
+    const time = Date.now();
+    if (time !== lastTime) {
+      lastTime = time;
+      timeText = `${time}`;
+    }
+    // rid too is written as it is (RequestLog).
     stream.write(
-      // rid, method, path and code are written as they are (RequestLog says why they need no
-      // escape): a check each cost more than the rest of the line (callgrind: 1.2 k instructions
-      // a /health for four regex tests).
-      `{"level":30,"time":${Date.now()},"rid":"${line.rid}","method":"${line.method}","path":"${line.path}","agent":${lastAgentJson},"command":${quoted(line.command)},"status":${line.status},"code":${line.code === null ? 'null' : `"${line.code}"`},"admission_wait_ms":${msText(line.admission_wait_ms)},"queue_wait_ms":${msText(line.queue_wait_ms)},"run_ms":${msText(line.run_ms)},"ms":${msText(line.ms)},"msg":"request"}\n`,
+      `{"level":30,"time":${timeText},"rid":"${line.rid}${middle}${msText(line.admission_wait_ms)},"queue_wait_ms":${msText(line.queue_wait_ms)},"run_ms":${msText(line.run_ms)},"ms":${msText(line.ms)},"msg":"request"}\n`,
     );
   };
 }

@@ -73,3 +73,30 @@ t.test('raw tokens and digest-only entries (token_sha256) in one table', async (
   t.equal(table.resolve('raw-token-aaaa-longer'), null, 'a different length never matches');
   t.equal(table.resolve('rаw-token-aaaa'), null, 'non-ASCII lookalikes do not match');
 });
+
+t.test('a raw token is matched on its whole UTF-8 bytes, however the presented token ends', async (t) => {
+  const a = { agentId: 'a' } as CallerContext;
+  const b = { agentId: 'b' } as CallerContext;
+  const table = new CredentialTable([
+    { digest: sha256('short-token-1'), raw: Buffer.from('short-token-1'), caller: a },
+    { digest: sha256('a-longer-token-22'), raw: Buffer.from('a-longer-token-22'), caller: b },
+  ]);
+  // A token that starts with another's bytes and goes on by one character of 1 to 4 bytes: each
+  // writes more bytes than the longer token has, so none matches on its first bytes.
+  for (const tail of ['x', 'é', '€', '😀']) {
+    t.equal(table.resolve(`a-longer-token-22${tail}`), null, `the longest token and then ${JSON.stringify(tail)}`);
+    t.equal(table.resolve(`short-token-1${tail}`), null, `a shorter token and then ${JSON.stringify(tail)}`);
+  }
+  t.equal(table.resolve('short-token-1'), a, 'each still matches itself after the longer tries');
+  t.equal(table.resolve('a-longer-token-22'), b);
+  t.equal(table.resolve('short-token-'), null, 'a prefix of a token is not the token');
+  t.equal(table.resolve('é'.repeat(5) + 'n-1'), null, 'a token of the same byte length and other bytes');
+
+  const replacing = new CredentialTable([{ digest: sha256('tiny-token'), raw: Buffer.from('tiny-token'), caller: a }]);
+  t.equal(replacing.resolve('tiny-token'), a);
+  const longer = 'a-token-longer-than-every-earlier-one';
+  replacing.replace([{ digest: sha256(longer), raw: Buffer.from(longer), caller: b }]);
+  t.equal(replacing.resolve(longer), b, 'a reload with a longer token than any before matches it whole');
+  t.equal(replacing.resolve(`${longer}😀`), null);
+  t.equal(replacing.resolve('tiny-token'), null, 'a token the reload removed no longer matches');
+});

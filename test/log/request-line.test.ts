@@ -63,6 +63,49 @@ t.test("the bridge's logger: the direct line equals pino's, field for field and 
   }
 });
 
+t.test('a line that changes one field of the one before it is written with the change', async (t) => {
+  const direct = capture();
+  const viaPino = capture();
+  const write = requestLineWriter(createLogger({ destination: direct.stream }));
+  const reference = createLogger({ destination: viaPino.stream });
+  const changes: Partial<RequestLog>[] = [
+    { method: 'POST' },
+    { path: '/cmd' },
+    { agent: 'athena' },
+    { command: 'whoami' },
+    { status: 503 },
+    { code: 'BUSY' },
+    { rid: 'client-2' },
+    { admission_wait_ms: 2.5, queue_wait_ms: 1, run_ms: 0.5, ms: 4.25 },
+  ];
+  // Each change after the unchanged line, and the unchanged line again after it.
+  const sequence = [base, ...changes.flatMap((change) => [{ ...base, ...change }, base])];
+  for (const line of sequence) {
+    write(line);
+    reference.info(line, 'request');
+  }
+  const withoutTime = (text: string) => text.replace(/"time":\d+,/, '"time":0,');
+  t.same(direct.lines.map(withoutTime), viaPino.lines.map(withoutTime));
+});
+
+t.test('the time is written anew once the millisecond changes', async (t) => {
+  const out = capture();
+  const write = requestLineWriter(createLogger({ destination: out.stream }));
+  const seen = new Set<number>();
+  let stale = 0;
+  // Several lines a millisecond, over at least five milliseconds: each carries the time of its write.
+  for (let lines = 0; seen.size < 5 || lines < 50; lines++) {
+    const before = Date.now();
+    write(base);
+    const after = Date.now();
+    const time = JSON.parse(out.lines.at(-1)!).time as number;
+    if (time < before || time > after) stale++;
+    seen.add(time);
+  }
+  t.equal(stale, 0, 'no line carries a time from before its write');
+  t.ok(seen.size >= 5);
+});
+
 t.test('a level above info writes nothing, and a level lowered at run time is honoured', async (t) => {
   const out = capture();
   const log = createLogger({ level: 'warn', destination: out.stream });
