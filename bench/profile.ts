@@ -6,7 +6,8 @@
 // profiler (100 µs) and the top self-time functions and the areas they belong to are printed, in µs
 // per request (the profiler slows the run; read its figures as shares of the unprofiled total).
 // --versus runs another build's dist/ (a copy of an earlier tree's) in alternating rounds beside
-// this one: on a loaded machine only figures taken side by side compare.
+// this one: on a loaded machine only figures taken side by side compare (with --references, as a
+// third side judged against the same reference).
 // --references runs /health beside bare hono GET and whoami beside bare hono + piscina in
 // alternating rounds and judges the ratios against bench/lib/targets.ts. --instructions does the
 // same under valgrind's callgrind: each server's main-thread instructions over exactly --requests
@@ -152,39 +153,55 @@ const names = values.only ? values.only.split(',') : Object.keys(ENDPOINTS);
 const ratios = (mine: number[], theirs: number[]) => mine.map((m, i) => m / theirs[i]!);
 const spread = (values: number[]) => `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`;
 
-/** --references: the bridge and its reference in alternating rounds (the order turned each round). */
-async function versusReference(name: string, bridge: BridgeProcess, loadOptions: LoadOptions): Promise<void> {
+/**
+ * --references: the bridge and its reference in alternating rounds (the order turned each round);
+ * with --versus, the other build runs as a third side in the same rounds and is judged the same way.
+ */
+async function versusReference(name: string, bridge: BridgeProcess, loadOptions: LoadOptions, other: BridgeProcess | null): Promise<void> {
   const reference = REFERENCES[name];
   if (!reference) throw new Error(`no reference for ${name} (${Object.keys(REFERENCES).join(', ')})`);
   const server = await startServer(reference.server);
   const referenceOptions = reference.options(server.url);
   await load({ ...referenceOptions, duration: 2 });
+  const otherOptions = other ? ENDPOINTS[name]!(other.url, other.token) : null;
+  if (otherOptions) await load({ ...otherOptions, duration: 2 });
   const mine: Measured[] = [];
   const theirs: Measured[] = [];
+  const others: Measured[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const sides = [async () => mine.push(await measure(bridge, loadOptions)), async () => theirs.push(await measure(server, referenceOptions))];
-    if (round % 2) sides.reverse();
-    for (const side of sides) await side();
+    if (other && otherOptions) sides.push(async () => others.push(await measure(other, otherOptions)));
+    // Each round starts with another side, and every second round runs them backwards.
+    const turned = sides.map((_, i) => sides[(round + i) % sides.length]!);
+    for (const side of round % 2 ? turned.reverse() : turned) await side();
   }
   await server.stop();
-  const cpuRatios = ratios(
-    mine.map((m) => m.cpuUs),
-    theirs.map((m) => m.cpuUs),
-  );
-  const rpsRatios = ratios(
-    mine.map((m) => m.rps),
-    theirs.map((m) => m.rps),
-  );
-  const cpuRatio = median(cpuRatios);
-  const throughputRatio = median(rpsRatios);
-  const p99 = median(mine.map((m) => m.p99));
   const { target } = reference;
+  const judge = (label: string, measured: Measured[]) => {
+    const cpuRatios = ratios(
+      measured.map((m) => m.cpuUs),
+      theirs.map((m) => m.cpuUs),
+    );
+    const rpsRatios = ratios(
+      measured.map((m) => m.rps),
+      theirs.map((m) => m.rps),
+    );
+    const cpuRatio = median(cpuRatios);
+    const throughputRatio = median(rpsRatios);
+    const p99 = median(measured.map((m) => m.p99));
+    return (
+      `${label} against ${target.reference}: main thread CPU/req ${cpuRatio.toFixed(2)}× (${spread(cpuRatios)}; target ≤ ${target.maxCpu}×), ` +
+      `req/s ${throughputRatio.toFixed(2)}× (${spread(rpsRatios)}; target ≥ ${target.minThroughput}×)` +
+      `${target.maxP99Ms === undefined ? '' : `, p99 ${p99} ms (target ≤ ${target.maxP99Ms} ms)`}: ${meets(target, { throughputRatio, cpuRatio, p99 }) ? 'ok' : 'MISS'}\n`
+    );
+  };
+  const versusLabel = `${name} (${values.versus})`;
   process.stdout.write(
     line(`${name} (median of ${ROUNDS})`, summary(mine)) +
-      line(`${reference.target.reference} (median of ${ROUNDS})`, summary(theirs)) +
-      `${name} against ${target.reference}: main thread CPU/req ${cpuRatio.toFixed(2)}× (${spread(cpuRatios)}; target ≤ ${target.maxCpu}×), ` +
-      `req/s ${throughputRatio.toFixed(2)}× (${spread(rpsRatios)}; target ≥ ${target.minThroughput}×)` +
-      `${target.maxP99Ms === undefined ? '' : `, p99 ${p99} ms (target ≤ ${target.maxP99Ms} ms)`}: ${meets(target, { throughputRatio, cpuRatio, p99 }) ? 'ok' : 'MISS'}\n`,
+      line(`${target.reference} (median of ${ROUNDS})`, summary(theirs)) +
+      (others.length ? line(`${versusLabel} (median of ${ROUNDS})`, summary(others)) : '') +
+      judge(name, mine) +
+      (others.length ? judge(versusLabel, others) : ''),
   );
 }
 
@@ -287,7 +304,9 @@ for (const name of names) {
   const loadOptions = options(bridge.url, bridge.token);
   await load({ ...loadOptions, duration: 2 }); // warm-up: compiled code, pools, caches
   if (values.references) {
-    await versusReference(name, bridge, loadOptions);
+    const other = values.versus ? await startBridgeProcess({ configDir: configDir(), dist: values.versus }) : null;
+    await versusReference(name, bridge, loadOptions, other);
+    await other?.stop();
   } else if (values.versus) {
     // A/B: this tree against another build, alternating rounds so both see the same machine load.
     const other = await startBridgeProcess({ configDir: configDir(), dist: values.versus });

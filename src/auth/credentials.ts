@@ -10,8 +10,7 @@ export function presentedToken(authorization: string | undefined, xWbToken: stri
   if (authorization !== undefined) {
     const space = authorization.indexOf(' ');
     const scheme = space === -1 ? authorization : authorization.slice(0, space);
-    // 'Bearer' as clients write it is matched without lower-casing (a call per request saved).
-    if (scheme === 'Bearer' || scheme.toLowerCase() === 'bearer') return space === -1 ? '' : authorization.slice(space + 1).trim();
+    if (scheme.toLowerCase() === 'bearer') return space === -1 ? '' : authorization.slice(space + 1).trim();
   }
   return xWbToken;
 }
@@ -35,43 +34,55 @@ export interface Credential {
  * as a SHA-256 digest, computed once, against entries that hold only a digest.
  */
 export class CredentialTable {
-  #entries: readonly Credential[] = [];
-  #needsDigest = false;
+  #table: Table;
+
+  constructor(entries: readonly Credential[]) {
+    this.#table = tableOf(entries);
+  }
+
+  /** decisions §10: the table after an agents.json reload; requests that start after it see it. */
+  replace(entries: readonly Credential[]): void {
+    this.#table = tableOf(entries);
+  }
+
+  resolve(token: string | undefined): CallerContext | null {
+    if (token === undefined || token === '') return null;
+    const { entries, scratch, windows, needsDigest } = this.#table;
+    const written = scratch.write(token);
+    const digest = needsDigest ? sha256(token) : null;
+    let found: CallerContext | null = null;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      const match = entry.raw
+        ? written === entry.raw.length && timingSafeEqual(windows[i]!, entry.raw)
+        : digest !== null && timingSafeEqual(digest, entry.digest);
+      if (match && found === null) found = entry.caller;
+    }
+    return found;
+  }
+}
+
+interface Table {
+  entries: readonly Credential[];
+  /** Whether an entry holds only a digest, so a presented token must be hashed. */
+  needsDigest: boolean;
   /**
    * The presented token's UTF-8 bytes are written here, not into a new Buffer per request. It holds
    * four bytes more than the longest raw token, so a longer token always writes more bytes than
    * that token has (a character is at most four bytes, and write() stores only whole ones).
    */
-  #scratch = Buffer.alloc(4);
+  scratch: Buffer;
   /** For each entry with a raw token, the scratch's first bytes as long as that token (made once). */
-  #windows: readonly (Buffer | null)[] = [];
+  windows: readonly (Buffer | null)[];
+}
 
-  constructor(entries: readonly Credential[]) {
-    this.replace(entries);
-  }
-
-  /** decisions §10: the table after an agents.json reload; requests that start after it see it. */
-  replace(entries: readonly Credential[]): void {
-    const longest = Math.max(0, ...entries.map((entry) => entry.raw?.length ?? 0));
-    const scratch = Buffer.alloc(longest + 4);
-    this.#scratch = scratch;
-    this.#windows = entries.map((entry) => (entry.raw ? scratch.subarray(0, entry.raw.length) : null));
-    this.#entries = entries;
-    this.#needsDigest = entries.some((entry) => entry.raw === undefined);
-  }
-
-  resolve(token: string | undefined): CallerContext | null {
-    if (token === undefined || token === '') return null;
-    const written = this.#scratch.write(token);
-    const digest = this.#needsDigest ? sha256(token) : null;
-    const windows = this.#windows;
-    let found: CallerContext | null = null;
-    for (let i = 0; i < this.#entries.length; i++) {
-      const entry = this.#entries[i]!;
-      const window = windows[i];
-      const match = entry.raw ? written === entry.raw.length && timingSafeEqual(window!, entry.raw) : digest !== null && timingSafeEqual(digest, entry.digest);
-      if (match && found === null) found = entry.caller;
-    }
-    return found;
-  }
+function tableOf(entries: readonly Credential[]): Table {
+  const longest = Math.max(0, ...entries.map((entry) => entry.raw?.length ?? 0));
+  const scratch = Buffer.alloc(longest + 4);
+  return {
+    entries,
+    needsDigest: entries.some((entry) => entry.raw === undefined),
+    scratch,
+    windows: entries.map((entry) => (entry.raw ? scratch.subarray(0, entry.raw.length) : null)),
+  };
 }

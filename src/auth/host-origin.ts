@@ -2,22 +2,15 @@
 // bridge exactly (DNS-rebinding defence), and an Origin, when present, must be a loopback origin.
 
 export function createHostCheck(port: () => number): (host: string | undefined) => boolean {
-  let cachedPort = -1;
-  let numeric = '';
-  let named = '';
+  let hosts: { port: number; numeric: string; named: string } | null = null;
   return function hostAllowed(host) {
     if (host === undefined) return false;
     const current = port();
-    if (current !== cachedPort) {
-      cachedPort = current;
-      numeric = `127.0.0.1:${current}`;
-      named = `localhost:${current}`;
-    }
+    // Stryker disable next-line ConditionalExpression: rebuilding the two names on every request gives the same names
+    if (hosts === null || hosts.port !== current) hosts = { port: current, numeric: `127.0.0.1:${current}`, named: `localhost:${current}` };
     // Compared as text, not looked up in a set, which would hash the header's fresh string first.
-    // Clients send it in lower case: lower-casing only what misses saves a call per request.
-    if (host === numeric || host === named) return true;
     const lower = host.toLowerCase();
-    return lower === numeric || lower === named;
+    return lower === hosts.numeric || lower === hosts.named;
   };
 }
 

@@ -83,6 +83,7 @@ t.test('weak tokens: the length and distinct-character bounds, inclusive', async
   t.equal(tokenWeakness(fresh.token), null, 'a new token passes the rule');
   t.equal(fresh.token_sha256, sha256(fresh.token).toString('hex'), 'its digest is the SHA-256 of the token, in hex');
   t.not(newAgentToken().token, fresh.token, 'each token is new');
+  t.match(fresh.token, /^[A-Za-z0-9]{48}$/, '48 characters of [A-Za-z0-9]');
 });
 
 t.test('the Host check follows the port from the first request on, whatever it is', async (t) => {
