@@ -4,7 +4,7 @@ import { presentedToken, type CredentialTable } from '../auth/credentials.ts';
 import { createHostCheck, originAllowed } from '../auth/host-origin.ts';
 import { unauthorizedFailure } from '../errors/failures.ts';
 import type { Session } from '../session/session.ts';
-import { headersOf, requestId, round, single, type AppContext, type Env, type RequestLog } from './context.ts';
+import { corePath, headersOf, requestId, round, single, type AppContext, type Env, type RequestLog } from './context.ts';
 import { requestLineWriter } from './request-line.ts';
 import { fail } from './respond.ts';
 
@@ -29,20 +29,7 @@ const OTHER_PATH = '(other)';
 
 /** Paths logged as sent; any other is logged as OTHER_PATH (a client may put its token there). */
 function loggedPath(path: string): string {
-  // Compared as text: the path is a fresh string each request, which a set lookup would hash first.
-  // The constant is returned, not the path: what compares it later finds the same string at once.
-  switch (path) {
-    case '/cmd':
-      return '/cmd';
-    case '/health':
-      return '/health';
-    case '/capabilities':
-      return '/capabilities';
-    case '/events':
-      return '/events';
-    default:
-      return OTHER_PATH;
-  }
+  return corePath(path) ?? OTHER_PATH;
 }
 
 /**

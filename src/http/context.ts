@@ -67,6 +67,26 @@ export function single(value: string | string[] | undefined): string | undefined
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/**
+ * The core's endpoint path as its constant, or null for any other path. Compared as text: the path
+ * is a fresh string each request, which a set lookup would hash first. The constant is returned,
+ * not the path, so what compares or looks it up later (label maps) finds a string already hashed.
+ */
+export function corePath(path: string): string | null {
+  switch (path) {
+    case '/cmd':
+      return '/cmd';
+    case '/health':
+      return '/health';
+    case '/capabilities':
+      return '/capabilities';
+    case '/events':
+      return '/events';
+    default:
+      return null;
+  }
+}
+
 /** Milliseconds to two decimals, for log lines. */
 export function round(ms: number): number {
   return Math.round(ms * 100) / 100;

@@ -1,26 +1,11 @@
-import type { RequestLog } from '../http/context.ts';
+import { corePath, type RequestLog } from '../http/context.ts';
 import { BucketHistogram, type Series } from './shared-histogram.ts';
 
 const OTHER = 'other';
 
 /** Endpoints named in labels; any other path is `other` (a client may put anything in a path). */
 function endpointOf(path: string): string {
-  // Compared as text: the path is a fresh string each request, which a set lookup would hash first.
-  // The constant is returned, not the path: its hash is known, so the label maps find it at once.
-  switch (path) {
-    case '/cmd':
-      return '/cmd';
-    case '/health':
-      return '/health';
-    case '/capabilities':
-      return '/capabilities';
-    case '/events':
-      return '/events';
-    case '/metrics':
-      return '/metrics';
-    default:
-      return OTHER;
-  }
+  return corePath(path) ?? (path === '/metrics' ? '/metrics' : OTHER);
 }
 const OK = 'OK';
 
