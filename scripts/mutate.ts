@@ -25,7 +25,7 @@ export const GROUPS: readonly Group[] = [
     tests: [
       'test/admission/semaphore.test.ts',
       'test/admission/waiters.test.ts',
-      'test/admission/capped-slots.test.ts',
+      'test/admission/capped-leases.test.ts',
       'test/admission/transfer-gate.test.ts',
     ],
   },

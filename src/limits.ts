@@ -43,7 +43,7 @@ export const LIMITS = Object.freeze({
   maxConcurrentDefault: 8,
   maxConcurrentMin: 1,
   maxConcurrentMax: 64,
-  /** spec: actions drained per frame by the main-thread dispatcher. */
+  /** spec: actions drained per frame by the game-thread dispatcher. */
   actionsPerFrame: 32,
   /** decisions §8: items a frame runs in all (a lone command is one), and items in one batch. */
   itemsPerFrame: 256,
@@ -98,7 +98,7 @@ export const LIMITS = Object.freeze({
    * Pool tasks whose worker is recorded in shared memory at once (in flight: up to the 64 admission
    * slots, plus waiting recv_events that gave theirs back); beyond, a task reports by message.
    */
-  poolStartedSlots: 1024,
+  poolStartedCells: 1024,
   /** Slow clients: Node's header and whole-request timeouts, and how often it checks them. */
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,

@@ -1,4 +1,4 @@
-// Piscina entry: runs pool commands, and the pool step after a main-thread command's frame.
+// Piscina entry: runs pool commands, and the pool step after a game-thread command's frame.
 // Never throws back to piscina: every answer is an Outcome (errors lose their class across threads).
 import { MessageChannel, parentPort, threadId, workerData } from 'node:worker_threads';
 import { loadCommands } from '../src/commands/load.ts';
@@ -62,7 +62,7 @@ export default async function runTask(task: PoolTask): Promise<Outcome<unknown>>
   }
   // Tell the main loop which worker runs the task: the one its backstop would terminate. Through
   // shared memory, read only by a backstop: a message would wake the main loop once more per task.
-  if (task.startedSlot >= 0) Atomics.store(startedBy, task.startedSlot, threadId);
+  if (task.startedCell >= 0) Atomics.store(startedBy, task.startedCell, threadId);
   else rpc.postMessage({ rid: 0, op: 'started', taskId: task.taskId } satisfies PoolRequest);
   try {
     const def = (await loadCatalogue()).get(task.command);

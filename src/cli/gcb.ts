@@ -14,7 +14,7 @@ import { HELP } from './help.ts';
 import { renderCapabilities, renderError, renderHash, renderHealth, renderStep, renderValue } from './render.ts';
 
 /** What runGcb returns: an exit code, or undefined for a server that keeps running (serve, mcp). */
-export type Outcome = number | undefined;
+export type ExitCode = number | undefined;
 
 /** Where a run writes and what it reads: the process's own streams, or a test's. */
 export interface Io {
@@ -44,7 +44,7 @@ const CONNECT_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
-export async function runGcb(argv: readonly string[], io: Io = processIo()): Promise<Outcome> {
+export async function runGcb(argv: readonly string[], io: Io = processIo()): Promise<ExitCode> {
   const [sub, ...rest] = argv;
   try {
     switch (sub) {
@@ -90,14 +90,14 @@ export async function runGcb(argv: readonly string[], io: Io = processIo()): Pro
 }
 
 /** decisions §1: `npm start` is this. The flags, startup line, signals and exit codes are main()'s own. */
-async function serve(argv: string[], io: Io): Promise<Outcome> {
+async function serve(argv: string[], io: Io): Promise<ExitCode> {
   if (argv.includes('--help') || argv.includes('-h')) return print(io, HELP.serve!);
   const { main } = await import('../main.ts');
   await main(argv);
   return undefined;
 }
 
-async function health(argv: string[], io: Io): Promise<Outcome> {
+async function health(argv: string[], io: Io): Promise<ExitCode> {
   const { values } = parse(argv, CONNECT_OPTIONS, 'health');
   if (values.help) return print(io, HELP.health!);
   const json = wantJson(io, values.json);
@@ -105,7 +105,7 @@ async function health(argv: string[], io: Io): Promise<Outcome> {
   return print(io, json ? `${JSON.stringify(result)}\n` : `${renderHealth(result)}\n`);
 }
 
-async function capabilities(argv: string[], io: Io): Promise<Outcome> {
+async function capabilities(argv: string[], io: Io): Promise<ExitCode> {
   const { values } = parse(argv, CONNECT_OPTIONS, 'capabilities');
   if (values.help) return print(io, HELP.capabilities!);
   const json = wantJson(io, values.json);
@@ -113,7 +113,7 @@ async function capabilities(argv: string[], io: Io): Promise<Outcome> {
   return print(io, json ? `${JSON.stringify(caps)}\n` : renderCapabilities(caps));
 }
 
-async function call(argv: string[], io: Io): Promise<Outcome> {
+async function call(argv: string[], io: Io): Promise<ExitCode> {
   // `--json` is both the output switch and, followed by an object (or - for stdin), the args.
   let jsonText: string | undefined;
   const args = [...argv];
@@ -150,7 +150,7 @@ async function call(argv: string[], io: Io): Promise<Outcome> {
  * decisions §8: `gcb batch FILE` (or - for stdin), a JSON array of {name, args}, run as one batch.
  * Exits 0 when every item ran; else with the exit code of the first failed item's error.
  */
-async function batch(argv: string[], io: Io): Promise<Outcome> {
+async function batch(argv: string[], io: Io): Promise<ExitCode> {
   const { values, positionals } = parse(argv, { ...CONNECT_OPTIONS, 'keep-going': { type: 'boolean' } }, 'batch', true);
   if (values.help) return print(io, HELP.batch!);
   const [file, ...extra] = positionals;
@@ -173,7 +173,7 @@ async function batch(argv: string[], io: Io): Promise<Outcome> {
 }
 
 /** decisions §12: `gcb step N`, N ticks now. The bridge judges the number (1..10,000): its BAD_ARGS says what is allowed. */
-async function step(argv: string[], io: Io): Promise<Outcome> {
+async function step(argv: string[], io: Io): Promise<ExitCode> {
   const { values, positionals } = parse(argv, CONNECT_OPTIONS, 'step', true);
   if (values.help) return print(io, HELP.step!);
   const [count, ...extra] = positionals;
@@ -184,7 +184,7 @@ async function step(argv: string[], io: Io): Promise<Outcome> {
 }
 
 /** decisions §12: `gcb hash`, the world's digest and tick (world_hash). */
-async function hash(argv: string[], io: Io): Promise<Outcome> {
+async function hash(argv: string[], io: Io): Promise<ExitCode> {
   const { values } = parse(argv, CONNECT_OPTIONS, 'hash');
   if (values.help) return print(io, HELP.hash!);
   const json = wantJson(io, values.json);
@@ -193,7 +193,7 @@ async function hash(argv: string[], io: Io): Promise<Outcome> {
 }
 
 /** decisions §12: `gcb replay FILE`, src/cli/replay.ts. */
-async function replay(argv: string[], io: Io): Promise<Outcome> {
+async function replay(argv: string[], io: Io): Promise<ExitCode> {
   const { values, positionals } = parse(argv, { ...CONNECT_OPTIONS, record: { type: 'string' } }, 'replay', true);
   if (values.help) return print(io, HELP.replay!);
   const [file, ...extra] = positionals;
@@ -234,7 +234,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function token(argv: string[], io: Io): Outcome {
+function token(argv: string[], io: Io): ExitCode {
   const { values } = parse(
     argv,
     { 'config-dir': CONNECT_OPTIONS['config-dir'], json: CONNECT_OPTIONS.json, help: CONNECT_OPTIONS.help, new: { type: 'boolean' } },
@@ -254,7 +254,7 @@ function token(argv: string[], io: Io): Outcome {
 }
 
 /** Follows GET /events until Ctrl-C (SIGINT or SIGTERM: exit 0); src/cli/events.ts. */
-async function events(argv: string[], io: Io): Promise<Outcome> {
+async function events(argv: string[], io: Io): Promise<ExitCode> {
   const { values } = parse(argv, { ...CONNECT_OPTIONS, kinds: { type: 'string' }, since: { type: 'string' } }, 'events');
   if (values.help) return print(io, HELP.events!);
   const json = wantJson(io, values.json);
@@ -269,7 +269,7 @@ async function events(argv: string[], io: Io): Promise<Outcome> {
   return EXIT.OK;
 }
 
-async function mcp(argv: string[], io: Io): Promise<Outcome> {
+async function mcp(argv: string[], io: Io): Promise<ExitCode> {
   const { values } = parse(
     argv,
     {

@@ -67,7 +67,7 @@ export function renderCapabilities(caps: Capabilities): string {
   const rows = caps.commands.map((c) => {
     const args = describeArgs(c.schema);
     return (
-      `\n  ${c.name.padEnd(width)}  ${c.category}${c.requires_main_thread ? ', main thread' : ''}\n  ${' '.repeat(width)}  ${c.description}` +
+      `\n  ${c.name.padEnd(width)}  ${c.category}${c.requires_main_thread ? ', game thread' : ''}\n  ${' '.repeat(width)}  ${c.description}` +
       (args ? `\n  ${' '.repeat(width)}  args: ${args}` : '')
     );
   });

@@ -85,7 +85,7 @@ export interface CommandDef<S extends TObject = TObject, R extends TSchema = TSc
   /** spec rule 3: the game functions the command binds to; a game lacking one disables it. */
   binds: readonly GameFunctionName[];
   /** spec: whether the command's first step runs on the main (game) thread. */
-  requiresMainThread: boolean;
+  runsOnGameThread: boolean;
   /** decisions §4: gated by the turn in turn-based sessions. Default: categories action and control. */
   turnGated?: boolean;
   /**
@@ -93,7 +93,7 @@ export interface CommandDef<S extends TObject = TObject, R extends TSchema = TSc
    * change something. Default: categories action and control.
    */
   keepsAnswer?: boolean;
-  /** Main-thread commands: the frame step. May return a promise settled by later frames (pulses). */
+  /** Game-thread commands: the frame step. May return a promise settled by later frames (pulses). */
   frame?: (env: FrameEnv<Static<S>>) => unknown;
   /** Frame phases a pool command queues by name (generate_world's world swap). */
   phases?: Record<string, (env: FrameEnv<Static<S>>, input: never) => unknown>;
@@ -102,7 +102,7 @@ export interface CommandDef<S extends TObject = TObject, R extends TSchema = TSc
    * dies or is terminated before answering, to undo what earlier phases left in the world.
    */
   onWorkerLost?: string;
-  /** Pool commands: the whole command. Main-thread commands: an optional step after the frame. */
+  /** Pool commands: the whole command. Game-thread commands: an optional step after the frame. */
   pool?: (env: PoolEnv<Static<S>>, frameValue: never) => unknown;
   /** decisions §8: the items it counts against a frame's 256 (batch: its items); default 1. */
   frameItems?: (args: Static<S>) => number;

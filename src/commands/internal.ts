@@ -14,7 +14,7 @@ export const bridgeInternal = defineCommand({
   result: Type.Unknown(),
   permission: {},
   binds: [],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   phases: {
     kingdom_order: ({ game }) => (typeof game.kingdomOrder === 'function' ? game.kingdomOrder() : []),
     // objective_changed (src/events/objectives.ts): the kingdoms the objectives are judged against.

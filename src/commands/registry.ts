@@ -72,7 +72,7 @@ export class CommandRegistry {
         name: def.name,
         category: def.category,
         description: def.description,
-        requires_main_thread: def.requiresMainThread,
+        requires_main_thread: def.runsOnGameThread,
         schema: describeSchema(def.args),
       });
     }

@@ -107,14 +107,14 @@ export function createDrainer(options: DrainerOptions): FrameDrainer {
   }
 
   function start(action: ActionMessage, startMs: number): void {
-    startedAt[action.slot] = startMs;
+    startedAt[action.cell] = startMs;
     const t0 = now();
     const def = commands.get(action.command);
     // decisions §12: only what may change the world takes a place, so reads and the bridge's own
     // calls in between never shift the order of the commands that a replay must repeat.
     let place = def?.category === 'action' || def?.category === 'control' ? places.take(game.currentTick() | 0) : undefined;
     const finish = (outcome: Outcome<unknown>) =>
-      reply({ kind: 'done', slot: action.slot, id: action.id, outcome, runMs: now() - t0, ...(place && { place }) });
+      reply({ kind: 'done', cell: action.cell, id: action.id, outcome, runMs: now() - t0, ...(place && { place }) });
     const handler = (action.phase === 'run' ? def?.frame : def?.phases?.[action.phase]) as FrameHandler | undefined;
     if (!handler) return finish(toFailure(new Error(`no frame handler ${action.command}.${action.phase}`)));
     // Timed so the stats count only the dispatcher (the steps it runs inside included).
@@ -259,12 +259,12 @@ function guarded(handler: FrameHandler, env: FrameEnv<unknown>, input: unknown):
  */
 function claimStart(action: ActionMessage, late: boolean, entries: Int32Array, reply: (message: ActionReply) => void): boolean {
   if (late) {
-    const won = Atomics.compareExchange(entries, action.slot, ENTRY_QUEUED, ENTRY_EXPIRED) === ENTRY_QUEUED;
-    reply({ kind: won ? 'expired' : 'skipped', slot: action.slot, id: action.id });
+    const won = Atomics.compareExchange(entries, action.cell, ENTRY_QUEUED, ENTRY_EXPIRED) === ENTRY_QUEUED;
+    reply({ kind: won ? 'expired' : 'skipped', cell: action.cell, id: action.id });
     return false;
   }
-  if (Atomics.compareExchange(entries, action.slot, ENTRY_QUEUED, ENTRY_STARTED) === ENTRY_QUEUED) return true;
-  reply({ kind: 'skipped', slot: action.slot, id: action.id });
+  if (Atomics.compareExchange(entries, action.cell, ENTRY_QUEUED, ENTRY_STARTED) === ENTRY_QUEUED) return true;
+  reply({ kind: 'skipped', cell: action.cell, id: action.id });
   return false;
 }
 

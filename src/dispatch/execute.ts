@@ -11,12 +11,12 @@ export interface Execution {
   runMs: number;
   /** Set when the answer left before the work ended (backstop): the slot is held until it resolves. */
   settled: Promise<void> | null;
-  /** decisions §12: where a main-thread command's frame step started (tick, order). */
+  /** decisions §12: where a game-thread command's frame step started (tick, order). */
   place?: Place;
 }
 
 /**
- * spec step 5: a command that needs the main thread is queued straight on the dispatcher (no pool
+ * spec step 5: a command that runs on the game thread is queued straight on the dispatcher (no pool
  * hop, the main loop is the bottleneck); its optional pool step (encoding, writing) follows. A
  * command that does not need it runs on a pool thread and queues only its frame calls.
  */
@@ -29,7 +29,7 @@ export async function execute(
   /** The request's admission slot: a pool command may give it back early (a waiting recv_events). */
   slot?: Releasable,
 ): Promise<Execution> {
-  if (!def.requiresMainThread) {
+  if (!def.runsOnGameThread) {
     const answer = await pool.run({ command: def.name, args, caller }, slot);
     // A worker that died mid-command (OOM, exit, backstop) ran none of the command's own cleanup.
     if (answer.lost && def.onWorkerLost) await queue.submit(def.name, def.onWorkerLost, null, caller);

@@ -25,7 +25,7 @@ export interface QueueAnswer {
 
 interface Entry {
   id: number;
-  slot: number;
+  cell: number;
   enqueuedAt: number;
   answer: ((answer: QueueAnswer) => void) | null;
   /** The deadline, then the backstop: cleared whenever the entry is answered. */
@@ -63,7 +63,7 @@ export class GameQueue {
     this.#port = port;
     this.#shared = shared;
     this.#timings = timings;
-    for (let slot = LIMITS.dispatcherEntries - 1; slot >= 0; slot--) this.#free.push(slot);
+    for (let cell = LIMITS.dispatcherEntries - 1; cell >= 0; cell--) this.#free.push(cell);
     const onMessage = (message: DispatcherPortMessage) => {
       if ('type' in message) return onEvents(message);
       if (message.events) onEvents(message.events);
@@ -82,17 +82,17 @@ export class GameQueue {
   /** `items`: what it counts against a frame's 256 (decisions §8: an entry's items all run in one frame). */
   submit(command: string, phase: string, input: unknown, caller: CallerContext, items = 1): Promise<QueueAnswer> {
     if (this.#closed) return Promise.resolve(immediate(busyFailure(BUSY_MESSAGE('the bridge is shutting down'))));
-    const slot = this.#free.pop();
-    if (slot === undefined) return Promise.resolve(immediate(busyFailure(BUSY_MESSAGE('the dispatcher queue is full'))));
+    const cell = this.#free.pop();
+    if (cell === undefined) return Promise.resolve(immediate(busyFailure(BUSY_MESSAGE('the dispatcher queue is full'))));
     // Stryker disable next-line UpdateOperator: ids need only differ among the entries alive at once; counting down is as unique
     const id = this.#nextId++;
     const enqueuedAt = sharedNow();
     return new Promise<QueueAnswer>((resolve) => {
-      const entry: Entry = { id, slot, enqueuedAt, answer: resolve, timer: undefined, settle: null };
-      this.#entries.set(slot, entry);
-      Atomics.store(this.#shared.entries, slot, ENTRY_QUEUED);
+      const entry: Entry = { id, cell, enqueuedAt, answer: resolve, timer: undefined, settle: null };
+      this.#entries.set(cell, entry);
+      Atomics.store(this.#shared.entries, cell, ENTRY_QUEUED);
       Atomics.add(this.#shared.control, kQueued, 1);
-      const message: ActionMessage = { slot, id, command, phase, input, caller, enqueuedAt, items };
+      const message: ActionMessage = { cell, id, command, phase, input, caller, enqueuedAt, items };
       this.#port.postMessage(message);
       // decisions §12: a lockstep game thread sleeps on kQueued between commands; after the post, so
       // it finds the message when it wakes. Nobody waits under realtime, and then it costs nothing.
@@ -105,7 +105,7 @@ export class GameQueue {
   close(): void {
     this.#closed = true;
     for (const entry of this.#entries.values()) {
-      if (Atomics.compareExchange(this.#shared.entries, entry.slot, ENTRY_QUEUED, ENTRY_EXPIRED) === ENTRY_QUEUED) {
+      if (Atomics.compareExchange(this.#shared.entries, entry.cell, ENTRY_QUEUED, ENTRY_EXPIRED) === ENTRY_QUEUED) {
         this.#answer(entry, busyFailure(BUSY_MESSAGE('the bridge is shutting down')), 0);
       }
     }
@@ -123,21 +123,21 @@ export class GameQueue {
   async drained(ms: number): Promise<void> {
     let late = false;
     const limit = setTimeout(() => (late = true), ms);
-    while (!late && [...this.#entries.values()].some((e) => Atomics.load(this.#shared.entries, e.slot) === ENTRY_STARTED)) {
+    while (!late && [...this.#entries.values()].some((e) => Atomics.load(this.#shared.entries, e.cell) === ENTRY_STARTED)) {
       await sleep(10);
     }
     clearTimeout(limit);
   }
 
   #onDeadline(entry: Entry): void {
-    const state = Atomics.compareExchange(this.#shared.entries, entry.slot, ENTRY_QUEUED, ENTRY_EXPIRED);
+    const state = Atomics.compareExchange(this.#shared.entries, entry.cell, ENTRY_QUEUED, ENTRY_EXPIRED);
     if (state === ENTRY_QUEUED) {
       this.#answer(entry, mainThreadTimeoutFailure(TIMEOUT_MESSAGE(this.#timings.queueDeadlineMs)), sharedNow() - entry.enqueuedAt);
       return;
     }
     if (state === ENTRY_STARTED) {
       // Started in time: from here only the handler backstop, counted from the start, applies.
-      const started = this.#shared.startedAt[entry.slot]!;
+      const started = this.#shared.startedAt[entry.cell]!;
       const left = Math.max(0, started + this.#timings.handlerBackstopMs - sharedNow());
       entry.timer = setTimeout(() => this.#onBackstop(entry), left);
     }
@@ -149,7 +149,7 @@ export class GameQueue {
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => (settle = resolve));
     entry.settle = settle;
-    const started = this.#shared.startedAt[entry.slot]!;
+    const started = this.#shared.startedAt[entry.cell]!;
     const answer = entry.answer!;
     entry.answer = null;
     answer({
@@ -163,10 +163,10 @@ export class GameQueue {
   }
 
   #onReply(reply: ActionReply): void {
-    const entry = this.#entries.get(reply.slot);
+    const entry = this.#entries.get(reply.cell);
     if (!entry || entry.id !== reply.id) return;
     if (reply.kind === 'done') {
-      const started = this.#shared.startedAt[entry.slot]!;
+      const started = this.#shared.startedAt[entry.cell]!;
       this.#answer(entry, reply.outcome, started - entry.enqueuedAt, reply.runMs, reply.place);
     } else {
       // 'expired': the game thread found the deadline passed. 'skipped': the deadline timer or close()
@@ -187,9 +187,9 @@ export class GameQueue {
   /** Always after #answer, so no timer is left. */
   #release(entry: Entry): void {
     entry.settle?.();
-    this.#entries.delete(entry.slot);
-    Atomics.store(this.#shared.entries, entry.slot, ENTRY_FREE);
-    this.#free.push(entry.slot);
+    this.#entries.delete(entry.cell);
+    Atomics.store(this.#shared.entries, entry.cell, ENTRY_FREE);
+    this.#free.push(entry.cell);
   }
 }
 

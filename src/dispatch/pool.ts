@@ -65,11 +65,11 @@ export interface PoolAnswer {
 export class CommandPool {
   readonly #pool: Piscina;
   readonly #timings: Timings;
-  /** Tasks without a started slot, not answered yet → threadId of the worker that started them (null: still queued). */
+  /** Tasks without a started cell, not answered yet → threadId of the worker that started them (null: still queued). */
   readonly #pending = new Map<number, number | null>();
-  /** Per task slot, the threadId of the worker that started the task, written by that worker. */
-  readonly #startedBy = new Int32Array(new SharedArrayBuffer(4 * LIMITS.poolStartedSlots));
-  readonly #freeSlots = Array.from({ length: LIMITS.poolStartedSlots }, (_, i) => LIMITS.poolStartedSlots - 1 - i);
+  /** Per task cell, the threadId of the worker that started the task, written by that worker. */
+  readonly #startedBy = new Int32Array(new SharedArrayBuffer(4 * LIMITS.poolStartedCells));
+  readonly #freeCells = Array.from({ length: LIMITS.poolStartedCells }, (_, i) => LIMITS.poolStartedCells - 1 - i);
   /** Tasks' admission slots, for the event layer (a waiting recv_events gives its slot back). */
   readonly #slots = new Map<number, Releasable>();
   /** The tasks' handler backstops, one timer for all. */
@@ -145,17 +145,17 @@ export class CommandPool {
    * waiting for a frame held a whole thread. The price: terminating a hung task's worker also fails
    * the tasks that share it (GAME_CRASH), once a task has hung for the whole backstop.
    */
-  async run(task: Omit<PoolTask, 'taskId' | 'deadline' | 'startedSlot'>, slot?: Releasable): Promise<PoolAnswer> {
+  async run(task: Omit<PoolTask, 'taskId' | 'deadline' | 'startedCell'>, slot?: Releasable): Promise<PoolAnswer> {
     const t0 = performance.now();
     const taskId = this.#nextTaskId++;
     const backstopMs = this.#timings.handlerBackstopMs;
-    const startedSlot = this.#freeSlots.pop() ?? -1;
-    // Only a task without a started slot says who runs it by message (every slot taken: rare).
-    if (startedSlot < 0) this.#pending.set(taskId, null);
+    const startedCell = this.#freeCells.pop() ?? -1;
+    // Only a task without a started cell says who runs it by message (every cell taken: rare).
+    if (startedCell < 0) this.#pending.set(taskId, null);
     if (slot) this.#slots.set(taskId, slot);
     let backstop: QueuedTimeout | undefined;
     // Field by field, not a spread: a spread literal costs a runtime call per field after it.
-    const message: PoolTask = { command: task.command, args: task.args, caller: task.caller, taskId, startedSlot, deadline: sharedNow() + backstopMs };
+    const message: PoolTask = { command: task.command, args: task.args, caller: task.caller, taskId, startedCell, deadline: sharedNow() + backstopMs };
     if ('frameValue' in task) message.frameValue = task.frameValue;
     const running = this.#pool.run(message) as Promise<Outcome<unknown>>;
     let settled = true;
@@ -167,14 +167,14 @@ export class CommandPool {
       });
       if (first !== 'backstop') return { outcome: first, runMs: performance.now() - t0, lost: false };
       // A task still queued skips itself (its deadline has passed); a started one goes with its worker.
-      const threadId = startedSlot >= 0 ? Atomics.load(this.#startedBy, startedSlot) || null : this.#pending.get(taskId);
-      // A queued task may still start (and write its slot) until it sees its deadline: the slot is
+      const threadId = startedCell >= 0 ? Atomics.load(this.#startedBy, startedCell) || null : this.#pending.get(taskId);
+      // A queued task may still start (and write its cell) until it sees its deadline: the cell is
       // reused only once the task has settled.
       settled = false;
       const worker = threadId == null ? undefined : this.#pool.threads.find((w) => w.threadId === threadId);
       if (worker) {
         await worker.terminate();
-        await running.catch(() => {}); // the slot comes back once the task is really gone
+        await running.catch(() => {}); // the cell comes back once the task is really gone
         settled = true;
       }
       const outcome = mainThreadTimeoutFailure(`the command did not finish within the ${backstopMs / 1000} s handler backstop and was aborted`);
@@ -184,12 +184,12 @@ export class CommandPool {
       return { outcome: toFailure(err), runMs: performance.now() - t0, lost: true };
     } finally {
       if (backstop) this.#backstops.clear(backstop);
-      if (startedSlot < 0) this.#pending.delete(taskId);
+      if (startedCell < 0) this.#pending.delete(taskId);
       this.#slots.delete(taskId);
-      if (startedSlot >= 0) {
+      if (startedCell >= 0) {
         const free = () => {
-          this.#startedBy[startedSlot] = 0;
-          this.#freeSlots.push(startedSlot);
+          this.#startedBy[startedCell] = 0;
+          this.#freeCells.push(startedCell);
         };
         if (settled) free();
         else void running.then(free, free);

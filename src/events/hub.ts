@@ -13,7 +13,7 @@ import { canSee, READ_ALL_ONLY, type Restriction } from './audience.ts';
 import type { EventBatch } from '../shared/protocol.ts';
 import { StoredEvent, type EventFields } from './event.ts';
 import { EventRing } from './ring.ts';
-import { isFailure, StreamSlots, type StreamLease } from './stream-slots.ts';
+import { isFailure, StreamLeases, type StreamLease } from './stream-leases.ts';
 import { Subscriber, type EndReason, type StreamSink } from './subscriber.ts';
 
 export interface RecvArgs {
@@ -78,7 +78,7 @@ const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 const FIRST_LOOK_BACK = 64;
 
 export class EventHub {
-  readonly slots: StreamSlots;
+  readonly streamLeases: StreamLeases;
   /**
    * This bridge run (GET /events X-Event-Run): seqs start again at 1 when the bridge restarts, so a
    * client that sees another run knows its resume point belongs to the old one.
@@ -120,7 +120,7 @@ export class EventHub {
     kinds?: readonly string[];
   }) {
     this.#ring = new EventRing(options.history, options.historyBytes ?? LIMITS.eventHistoryBytes);
-    this.slots = new StreamSlots(options.maxStreams, options.multiAgent);
+    this.streamLeases = new StreamLeases(options.maxStreams, options.multiAgent);
     this.#tick = options.tick;
     this.#keepAliveMs = options.keepAliveMs;
     this.#log = options.log;
@@ -296,7 +296,7 @@ export class EventHub {
   }
 
   /**
-   * GET /events: a new stream from `since` (undefined: live only). The caller has its stream slot
+   * GET /events: a new stream from `since` (undefined: live only). The caller has its stream lease
    * already. Returns the subscriber; its `done` settles when the stream has ended.
    */
   subscribe(options: {
@@ -341,7 +341,7 @@ export class EventHub {
 
   /**
    * recv_events on the main loop. With wait_ms and nothing to return yet, the request takes a
-   * stream slot (decisions §7: waiting recv_events count toward max_event_streams), gives its
+   * stream lease (decisions §7: waiting recv_events count toward max_event_streams), gives its
    * admission slot back, and waits for a matching event or the deadline.
    */
   recv(input: RecvArgs, caller: CallerContext, slot: Releasable | undefined): Promise<Outcome<RecvResult>> | Outcome<RecvResult> {
@@ -351,7 +351,7 @@ export class EventHub {
     const waitMs = Math.min(input.wait_ms ?? 0, LIMITS.recvEventsWaitMaxMs);
     const first = this.#query(args, kinds, caller);
     if (first.count > 0 || waitMs <= 0 || this.#stopped) return { ok: true, value: first };
-    const lease = this.slots.takeFor(caller);
+    const lease = this.streamLeases.takeFor(caller);
     if (isFailure(lease)) return lease;
     // The slot goes back only now, after admission, permission and the first look: from here the
     // request holds no admission slot (the permit's release is idempotent; cmd's finally is a no-op).

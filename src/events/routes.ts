@@ -7,7 +7,7 @@ import { badArgsFailure, type Failure } from '../errors/failures.ts';
 import { header, type AppContext, type Env } from '../http/context.ts';
 import { fail, NO_STORE, NOSNIFF } from '../http/respond.ts';
 import type { EventHub } from './hub.ts';
-import { isFailure } from './stream-slots.ts';
+import { isFailure } from './stream-leases.ts';
 import type { StreamSink } from './subscriber.ts';
 
 const SEQ = /^\d{1,15}$/;
@@ -20,7 +20,7 @@ export function eventsRoutes(hub: EventHub): Hono<Env> {
     // Last-Event-ID is what a reconnecting EventSource sends, newer than the since of its URL.
     const since = resumePoint(c);
     if (typeof since === 'object') return fail(c, since, '', {});
-    const lease = hub.slots.takeFor(caller);
+    const lease = hub.streamLeases.takeFor(caller);
     if (isFailure(lease)) return fail(c, lease, '', {});
     c.get('line').status = 200;
     c.header('x-request-id', c.get('line').rid);

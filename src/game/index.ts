@@ -30,7 +30,7 @@ import { paint } from './paint.ts';
 import { applyPower, effectiveRadius, powerAsset } from './powers.ts';
 import { cityViews, civKingdomOrder, kingdomViews, queryActorViews, tileView, worldStateView, type ActorRowView, type TileView } from './reads.ts';
 import { render } from './render.ts';
-import { checkSavepoint, restoreWorld, SavepointError, savepointBytes, takeSavepoint, type Savepoint } from './savepoint.ts';
+import { checkSavepoint, restoreWorld, SavepointError, savepointBytes, takeSavepoint, type WorldCopy } from './savepoint.ts';
 import { decodeSave as decodeBytes, encodeSave as encodeBytes, SaveFormatError } from './save-format.ts';
 import { fromSnapshot, hashSnapshot, SnapshotError, toSnapshot, validateSnapshot } from './snapshot.ts';
 import { tick } from './simulation.ts';
@@ -368,7 +368,7 @@ export function snapshot(): unknown {
 /** Puts a savepoint back exactly (tick, random state, every record); it stays usable for another restore. */
 export function restore(savepoint: unknown): void {
   const l = current();
-  let sp: Savepoint;
+  let sp: WorldCopy;
   let world: World;
   try {
     sp = checkSavepoint(savepoint);

@@ -9,7 +9,8 @@ import { ACTOR_FIELD_NAMES, ensureActorCapacity, type City, type Kingdom, type W
 
 const SAVEPOINT_FORMAT = 'gcb-sandbox-savepoint';
 
-export interface Savepoint {
+/** The sandbox's savepoint value (what its snapshot() returns, opaque to the bridge, which keeps it in a `Savepoint`). */
+export interface WorldCopy {
   format: typeof SAVEPOINT_FORMAT;
   world: SandboxSnapshot;
   /**
@@ -22,7 +23,7 @@ export interface Savepoint {
 
 export class SavepointError extends Error {}
 
-export function takeSavepoint(w: World, ui: Ui): Savepoint {
+export function takeSavepoint(w: World, ui: Ui): WorldCopy {
   return {
     format: SAVEPOINT_FORMAT,
     world: toSnapshot(w),
@@ -32,13 +33,13 @@ export function takeSavepoint(w: World, ui: Ui): Savepoint {
 }
 
 /** Throws SavepointError unless `v` is what takeSavepoint returns (the world inside was checked when taken). */
-export function checkSavepoint(v: unknown): Savepoint {
-  const sp = v as Partial<Savepoint> | null;
+export function checkSavepoint(v: unknown): WorldCopy {
+  const sp = v as Partial<WorldCopy> | null;
   if (typeof sp !== 'object' || sp === null || sp.format !== SAVEPOINT_FORMAT)
     throw new SavepointError('not a savepoint of this game (take one with snapshot())');
   if (typeof sp.world !== 'object' || typeof sp.counts !== 'object' || typeof sp.ui !== 'object') throw new SavepointError('the savepoint is incomplete');
   if (SPEED_INDEX.get(sp.ui.speedId) === undefined) throw new SavepointError(`the savepoint names an unknown speed '${String(sp.ui.speedId)}'`);
-  return sp as Savepoint;
+  return sp as WorldCopy;
 }
 
 function copyKingdom(k: Kingdom): Kingdom {
@@ -54,7 +55,7 @@ function copyCity(c: City): City {
  * new world (returned). Either way the result equals the world the savepoint was taken of, in every
  * field that decides the future; the savepoint stays usable for another restore.
  */
-export function restoreWorld(w: World, sp: Savepoint): World {
+export function restoreWorld(w: World, sp: WorldCopy): World {
   const s = sp.world;
   if (s.width !== w.width || s.height !== w.height) {
     const fresh = fromSnapshot(s);
@@ -100,7 +101,7 @@ export function restoreWorld(w: World, sp: Savepoint): World {
   return w;
 }
 
-function setCounts(w: World, sp: Savepoint): void {
+function setCounts(w: World, sp: WorldCopy): void {
   w.population = sp.counts.population;
   w.landTiles = sp.counts.landTiles;
   w.civAlive = sp.counts.civAlive;
@@ -119,7 +120,7 @@ function recordBytes(r: Kingdom | City): number {
 }
 
 /** The memory a savepoint holds: its typed arrays exactly, its kingdom and city records estimated. */
-export function savepointBytes(sp: Savepoint): number {
+export function savepointBytes(sp: WorldCopy): number {
   const s = sp.world;
   let bytes = 0;
   for (const v of [s.tiles.type, s.tiles.top, s.tiles.elevation, s.tiles.fire, s.tiles.owner, s.fireList, s.free, s.assetPop, s.rng]) bytes += v.byteLength;

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CappedSlots, isRefusal, type Taker } from '../admission/capped-slots.ts';
+import { CappedLeases, isRefusal, type Taker } from '../admission/capped-leases.ts';
 import { presentedToken, sha256 } from '../auth/credentials.ts';
 import { createHostCheck, originAllowed } from '../auth/host-origin.ts';
 import { BridgeClient, type ClientOptions } from '../client/client.ts';
@@ -122,7 +122,7 @@ function sessionOpener(options: McpHttpOptions, sessions: Map<string, Session>, 
   // Sessions counted the moment their check passes (opening or open), in all, per agent and for
   // agents without read_all, so parallel initialize requests cannot all pass a check made before an
   // await.
-  const slots = new CappedSlots(options.maxSessions ?? 64, { noun: 'MCP sessions', cap: 'gcb mcp --http', freeOne: `close one (DELETE ${MCP_PATH})` });
+  const sessionLeases = new CappedLeases(options.maxSessions ?? 64, { noun: 'MCP sessions', cap: 'gcb mcp --http', freeOne: `close one (DELETE ${MCP_PATH})` });
 
   return async (req, res, token) => {
     if (req.method !== 'POST') return reject(res, 400, 'no Mcp-Session-Id: a session starts with a POST of initialize');
@@ -130,7 +130,7 @@ function sessionOpener(options: McpHttpOptions, sessions: Map<string, Session>, 
     if (body instanceof Error) return reject(res, body.message.startsWith('body over') ? 413 : 400, body.message, undefined, -32700);
     if (!isInitializeRequest(body)) return reject(res, 400, 'Bad Request: no valid session ID provided (start with initialize)');
     const busy = (message: string) => reject(res, 503, message, { 'retry-after': '1' });
-    const full = slots.whenFull();
+    const full = sessionLeases.whenFull();
     if (full) return busy(full.message);
 
     const client = new BridgeClient({ ...options.clientOptions, url: options.bridgeUrl, token });
@@ -138,7 +138,7 @@ function sessionOpener(options: McpHttpOptions, sessions: Map<string, Session>, 
     const known = await identify(client, digest);
     if (known instanceof Refusal) return reject(res, known.status, known.message, known.headers);
     // No await from this check to the count it makes (decisions §10).
-    const lease = slots.take(known.taker);
+    const lease = sessionLeases.take(known.taker);
     if (isRefusal(lease)) return busy(lease.message);
 
     const server = createMcpServer({ client, capabilities: known.capabilities, prefix });

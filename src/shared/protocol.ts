@@ -44,11 +44,11 @@ export interface EventBatch {
 /** Main loop → game thread, one per queued action, on the dispatcher port. */
 export interface ActionMessage {
   /** Dispatcher entry (index of its state word). */
-  slot: number;
-  /** Unique per action, so a late reply for a reused slot is recognised. */
+  cell: number;
+  /** Unique per action, so a late reply for a reused cell is recognised. */
   id: number;
   command: string;
-  /** 'run' for a main-thread command; a named frame phase for a pool command's frame call. */
+  /** 'run' for a game-thread command; a named frame phase for a pool command's frame call. */
   phase: string;
   input: unknown;
   caller: CallerContext;
@@ -64,11 +64,11 @@ export interface ActionMessage {
  * control entry started (tick, order); reads have none.
  */
 export type ActionReply = (
-  | { kind: 'done'; slot: number; id: number; outcome: Outcome<unknown>; runMs: number; place?: Place }
+  | { kind: 'done'; cell: number; id: number; outcome: Outcome<unknown>; runMs: number; place?: Place }
   /** The game thread found the deadline passed and expired the entry itself. */
-  | { kind: 'expired'; slot: number; id: number }
+  | { kind: 'expired'; cell: number; id: number }
   /** The entry was already expired by the main loop; the game thread dropped it. */
-  | { kind: 'skipped'; slot: number; id: number }
+  | { kind: 'skipped'; cell: number; id: number }
 ) & { events?: EventBatch };
 
 /** Everything on the dispatcher port from the game thread: answers, and event batches sent alone. */
@@ -127,11 +127,11 @@ export interface PoolWorkerData {
   commandModules: string[];
   info: BridgeInfo;
   timings: Timings;
-  /** Int32 per task slot: the threadId of the worker that started the task (0: not started). */
+  /** Int32 per task cell: the threadId of the worker that started the task (0: not started). */
   startedBuffer: SharedArrayBuffer;
 }
 
-/** A pool task: a whole pool command, or the pool step after a main-thread command's frame. */
+/** A pool task: a whole pool command, or the pool step after a game-thread command's frame. */
 export interface PoolTask {
   command: string;
   args: unknown;
@@ -142,9 +142,9 @@ export interface PoolTask {
   taskId: number;
   /**
    * Where in `startedBuffer` the worker writes its threadId as the task starts, with no message to
-   * the main loop; -1 when every slot is taken, and the worker sends the 'started' note instead.
+   * the main loop; -1 when every cell is taken, and the worker sends the 'started' note instead.
    */
-  startedSlot: number;
+  startedCell: number;
   /** sharedNow() at the backstop: a task still queued by then never starts. */
   deadline: number;
 }

@@ -2,7 +2,7 @@ import t from 'tap';
 import { COUNTER } from '../fixtures/tiny-game.ts';
 import { startTestBridge } from '../helpers/bridge.ts';
 
-t.test('the whole path: health, capabilities, a main-thread command, a pool command', async (t) => {
+t.test('the whole path: health, capabilities, a game-thread command, a pool command', async (t) => {
   const b = await startTestBridge(t);
   const health = await b.fetch('/health');
   t.equal(health.status, 200);

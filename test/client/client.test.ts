@@ -120,7 +120,7 @@ t.test('BUSY retries are bounded: retries, Retry-After beyond maxDelayMs, retry:
 });
 
 t.test('nothing but BUSY is retried: BAD_ARGS, 504 MAIN_THREAD_TIMEOUT', async (t) => {
-  // Two slots: the stalled pause holds one, so the next main-thread command gets a slot and then
+  // Two slots: the stalled pause holds one, so the next game-thread command gets a slot and then
   // misses its 300 ms queueing deadline behind the stalled frame.
   const { b, holder } = await saturated(t, 3000, { queueDeadlineMs: 300 }, 2);
   const events: RetryEvent[] = [];

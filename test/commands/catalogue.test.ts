@@ -65,7 +65,7 @@ t.test(
       t.ok(def, name);
       if (!def) continue;
       t.equal(def.category, category, `${name} category`);
-      t.equal(def.requiresMainThread, mainThread, `${name} requires_main_thread`);
+      t.equal(def.runsOnGameThread, mainThread, `${name} requires_main_thread`);
       t.same(def.permission, permission, `${name} permission`);
       // A batch is gated item by item (decisions §8), not as a whole.
       const gated = (category === 'action' && name !== 'batch') || (category === 'control' && name !== 'dismiss_window');

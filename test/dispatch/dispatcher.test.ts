@@ -566,12 +566,12 @@ function drainerAlone(t: Tap.Test, timings: Partial<Timings> = {}) {
     port1.close();
     port2.close();
   });
-  let nextSlot = 0;
+  let nextCell = 0;
   /** Queues one action as the main loop would; `state`: its entry word (the main loop may have expired it). */
   const send = (fields: Partial<ActionMessage> = {}, state = ENTRY_QUEUED): ActionMessage => {
-    const slot = nextSlot++;
-    const message: ActionMessage = { slot, id: 100 + slot, command: 'probe', phase: 'run', input: {}, caller, enqueuedAt: clock.ms, items: 1, ...fields };
-    Atomics.store(shared.entries, slot, state);
+    const cell = nextCell++;
+    const message: ActionMessage = { cell, id: 100 + cell, command: 'probe', phase: 'run', input: {}, caller, enqueuedAt: clock.ms, items: 1, ...fields };
+    Atomics.store(shared.entries, cell, state);
     Atomics.add(shared.control, kQueued, 1);
     port1.postMessage(message);
     return message;
@@ -594,16 +594,16 @@ t.test('drainer replies: expired when it finds the deadline passed, skipped when
   drainer.drainFrame();
   await tick();
   t.same(replies(), [
-    { kind: 'expired', slot: late.slot, id: late.id },
-    { kind: 'done', slot: onTime.slot, id: onTime.id, outcome: { ok: true, value: 'ran' }, runMs: 0 },
-    { kind: 'skipped', slot: taken.slot, id: taken.id },
-    { kind: 'skipped', slot: lateAndTaken.slot, id: lateAndTaken.id },
+    { kind: 'expired', cell: late.cell, id: late.id },
+    { kind: 'done', cell: onTime.cell, id: onTime.id, outcome: { ok: true, value: 'ran' }, runMs: 0 },
+    { kind: 'skipped', cell: taken.cell, id: taken.id },
+    { kind: 'skipped', cell: lateAndTaken.cell, id: lateAndTaken.id },
   ]);
   t.same(ran, ['on time'], 'only the action in time ran');
-  t.equal(Atomics.load(shared.entries, late.slot), ENTRY_EXPIRED, 'the game thread expired it itself: it can never start');
-  t.equal(Atomics.load(shared.entries, onTime.slot), ENTRY_STARTED);
-  t.equal(Atomics.load(shared.entries, taken.slot), ENTRY_EXPIRED);
-  t.equal(shared.startedAt[onTime.slot], clock.ms, 'its start time is published for the backstop');
+  t.equal(Atomics.load(shared.entries, late.cell), ENTRY_EXPIRED, 'the game thread expired it itself: it can never start');
+  t.equal(Atomics.load(shared.entries, onTime.cell), ENTRY_STARTED);
+  t.equal(Atomics.load(shared.entries, taken.cell), ENTRY_EXPIRED);
+  t.equal(shared.startedAt[onTime.cell], clock.ms, 'its start time is published for the backstop');
 });
 
 t.test('frame figures on a hand-driven clock: handler time is not dispatcher overhead; run, queue wait and frame time', async (t) => {
@@ -669,19 +669,19 @@ function queueAlone(t: Tap.Test, timings: Partial<Timings> = {}) {
   return { queue, shared, received, answered, reply: (r: ActionReply) => port2.postMessage(r) };
 }
 
-t.test('game queue: a reply for a slot with no entry, or for an older id on the slot, is ignored', async (t) => {
+t.test('game queue: a reply for a cell with no entry, or for an older id on the cell, is ignored', async (t) => {
   const place = { tick: 12, order: 3 };
   const { queue, shared, received, answered, reply } = queueAlone(t);
   const pending = answered(queue.submit('probe', 'run', 'x', caller));
   const message = await received();
   t.equal(message.items, 1, 'a lone command counts one item');
-  reply({ kind: 'done', slot: message.slot + 1, id: message.id, outcome: { ok: true, value: 'nobody' }, runMs: 1, place });
-  reply({ kind: 'done', slot: message.slot, id: message.id + 1, outcome: { ok: true, value: 'stale' }, runMs: 1, place });
+  reply({ kind: 'done', cell: message.cell + 1, id: message.id, outcome: { ok: true, value: 'nobody' }, runMs: 1, place });
+  reply({ kind: 'done', cell: message.cell, id: message.id + 1, outcome: { ok: true, value: 'stale' }, runMs: 1, place });
   await sleep(10);
   t.equal(pending.value, undefined, 'not answered by replies that are not its own');
   t.equal(queue.pending, 1);
-  shared.startedAt[message.slot] = message.enqueuedAt + 25;
-  reply({ kind: 'done', slot: message.slot, id: message.id, outcome: { ok: true, value: 'mine' }, runMs: 7, place });
+  shared.startedAt[message.cell] = message.enqueuedAt + 25;
+  reply({ kind: 'done', cell: message.cell, id: message.id, outcome: { ok: true, value: 'mine' }, runMs: 7, place });
   await sleep(10);
   t.same(pending.value, { outcome: { ok: true, value: 'mine' }, queueWaitMs: 25, runMs: 7, settled: null, place }, 'the place comes with the answer');
   t.equal(queue.pending, 0);
@@ -691,15 +691,15 @@ t.test('game queue: a deadline that finds the entry expired by the game thread w
   const { queue, shared, received, answered, reply } = queueAlone(t, { queueDeadlineMs: 20, handlerBackstopMs: 30 });
   const pending = answered(queue.submit('probe', 'run', 'x', caller));
   const message = await received();
-  Atomics.store(shared.entries, message.slot, ENTRY_EXPIRED); // the game thread's compare-and-swap won
+  Atomics.store(shared.entries, message.cell, ENTRY_EXPIRED); // the game thread's compare-and-swap won
   await sleep(80); // past the deadline and past where a backstop would have fired
   t.equal(pending.value, undefined, 'no answer yet: it never started, so no backstop applies');
-  reply({ kind: 'expired', slot: message.slot, id: message.id });
+  reply({ kind: 'expired', cell: message.cell, id: message.id });
   await sleep(10);
   t.match(pending.value, { outcome: { ok: false, code: 'MAIN_THREAD_TIMEOUT', message: TIMEOUT_MESSAGE(20) }, runMs: 0, settled: null });
   t.ok(pending.value!.queueWaitMs >= 20 && pending.value!.queueWaitMs < 10_000, `waited ${pending.value!.queueWaitMs} ms`);
   t.equal(queue.pending, 0);
-  t.equal(Atomics.load(shared.entries, message.slot), ENTRY_FREE);
+  t.equal(Atomics.load(shared.entries, message.cell), ENTRY_FREE);
 });
 
 t.test('an answer whose events cannot be copied still arrives, after the events that can', async (t) => {

@@ -7,13 +7,13 @@ import type { ActionMessage, ActionReply } from '../../src/shared/protocol.ts';
 
 export type DoneReply = Extract<ActionReply, { kind: 'done' }>;
 
-/** `port` is the main loop's end; ids start at `firstId`, slots at 0. */
+/** `port` is the main loop's end; ids start at `firstId`, cells at 0. */
 export function drainerPort(port: MessagePort, shared: SharedState, caller: CallerContext, firstId = 0) {
-  let slot = 0;
+  let cell = 0;
   const queue = (command: string): void => {
     const message: ActionMessage = {
-      slot,
-      id: firstId + slot,
+      cell,
+      id: firstId + cell,
       command,
       phase: 'run',
       input: {},
@@ -21,7 +21,7 @@ export function drainerPort(port: MessagePort, shared: SharedState, caller: Call
       enqueuedAt: performance.timeOrigin + performance.now(),
       items: 1,
     };
-    Atomics.store(shared.entries, slot++, ENTRY_QUEUED);
+    Atomics.store(shared.entries, cell++, ENTRY_QUEUED);
     Atomics.add(shared.control, kQueued, 1);
     port.postMessage(message);
   };

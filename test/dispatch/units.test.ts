@@ -175,9 +175,9 @@ function fakes(options: { answer?: Partial<PoolAnswer>; after?: Partial<PoolAnsw
   return { queue, pool, submitted, pooled, settled };
 }
 
-const def = (fields: Partial<CommandDef>) => ({ name: 'cmd', requiresMainThread: false, ...fields }) as unknown as CommandDef;
+const def = (fields: Partial<CommandDef>) => ({ name: 'cmd', runsOnGameThread: false, ...fields }) as unknown as CommandDef;
 
-t.test('execute: a command that needs no main thread runs on the pool only, with the request slot', async (t) => {
+t.test('execute: a command that runs off the game thread runs on the pool only, with the request slot', async (t) => {
   const f = fakes();
   const slot = { release: () => {} };
   const result = await execute(def({}), { x: 1 }, caller, f.queue, f.pool, slot as never);
@@ -199,28 +199,28 @@ t.test('execute: a worker lost mid-command queues the command cleanup phase, whe
   t.same(fine.submitted, [], 'the worker did not die: nothing queued');
 });
 
-t.test('execute: a main-thread command is queued straight (with its frame items); without a pool step its answer is the frame answer', async (t) => {
+t.test('execute: a game-thread command is queued straight (with its frame items); without a pool step its answer is the frame answer', async (t) => {
   const f = fakes();
-  const result = await execute(def({ requiresMainThread: true }), { a: 1 }, caller, f.queue, f.pool);
+  const result = await execute(def({ runsOnGameThread: true }), { a: 1 }, caller, f.queue, f.pool);
   t.same(f.submitted, [['cmd', 'run', { a: 1 }, caller, 1]], 'one item by default');
   t.same(f.pooled, []);
   t.equal(result.settled, f.settled, 'the frame answer as it is, settled promise included');
   t.same(result.outcome, ok('framed'));
   const batch = fakes();
-  await execute(def({ requiresMainThread: true, frameItems: (args: { n: number }) => args.n } as never), { n: 12 }, caller, batch.queue, batch.pool);
+  await execute(def({ runsOnGameThread: true, frameItems: (args: { n: number }) => args.n } as never), { n: 12 }, caller, batch.queue, batch.pool);
   t.equal(batch.submitted[0]![4], 12, 'frameItems counts what it weighs in a frame');
 });
 
 t.test('execute: a pool step after the frame gets the frame value; times add up', async (t) => {
   const f = fakes({ framed: { outcome: ok({ tiles: 3 }) }, answer: { outcome: ok('encoded'), runMs: 5 } });
-  const result = await execute(def({ requiresMainThread: true, pool: () => {} }), { a: 1 }, caller, f.queue, f.pool);
+  const result = await execute(def({ runsOnGameThread: true, pool: () => {} }), { a: 1 }, caller, f.queue, f.pool);
   t.same(f.pooled, [[{ command: 'cmd', args: { a: 1 }, caller, frameValue: { tiles: 3 } }]]);
   t.strictSame(result, { outcome: ok('encoded'), queueWaitMs: 7, runMs: 8, settled: null }, 'no place when the frame had none');
   const placed = fakes({ framed: { outcome: ok(1), place: { tick: 4, order: 2 } } });
-  const withPlace = await execute(def({ requiresMainThread: true, pool: () => {} }), {}, caller, placed.queue, placed.pool);
+  const withPlace = await execute(def({ runsOnGameThread: true, pool: () => {} }), {}, caller, placed.queue, placed.pool);
   t.same(withPlace.place, { tick: 4, order: 2 }, "the frame step's place stays with the answer");
   const failed = fakes({ framed: { outcome: fail('frame failed') } });
-  const answer = await execute(def({ requiresMainThread: true, pool: () => {} }), {}, caller, failed.queue, failed.pool);
+  const answer = await execute(def({ runsOnGameThread: true, pool: () => {} }), {}, caller, failed.queue, failed.pool);
   t.same(failed.pooled, [], 'a failed frame skips the pool step');
   t.same(answer.outcome, fail('frame failed'));
 });

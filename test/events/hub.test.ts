@@ -52,7 +52,7 @@ function sink(mode: 'fast' | 'stalled' = 'fast') {
 }
 
 function lease(h: EventHub, who: CallerContext) {
-  const taken = h.slots.takeFor(who);
+  const taken = h.streamLeases.takeFor(who);
   if ('ok' in taken) throw new Error(taken.message);
   return taken;
 }
@@ -67,7 +67,7 @@ t.test('recv_events answers at once when it has events, no wait_ms, or the hub i
   t.equal(now(h, zeus, { since_seq: 1, wait_ms: 0 }).count, 0, 'wait_ms 0: at once');
   await h.stop();
   t.equal(now(h, zeus, { since_seq: 1, wait_ms: 10_000 }).count, 0, 'closing: at once');
-  t.equal(h.slots.inUse, 0);
+  t.equal(h.streamLeases.inUse, 0);
 });
 
 t.test('recv_events: max, its default, and the cursor of a full answer', async (t) => {
@@ -105,7 +105,7 @@ t.test('a waiting recv_events: woken by what it may see and asked for, not by an
   const waiting = h.recv({ since_seq: 1, kinds: ['pong'], wait_ms: 10_000 }, athena, { release: () => void released++ });
   t.type(waiting, Promise);
   t.equal(released, 1, 'its admission slot is given back');
-  t.same([h.stats.waiting, h.slots.inUse], [1, 1], 'it holds a stream slot instead');
+  t.same([h.stats.waiting, h.streamLeases.inUse], [1, 1], 'it holds a stream lease instead');
   let answered = false;
   void (waiting as Promise<unknown>).then(() => (answered = true));
   h.emit('ping', {}, [1]);
@@ -125,7 +125,7 @@ t.test('a waiting recv_events: woken by what it may see and asked for, not by an
   const answer = (await waiting) as Outcome<RecvResult>;
   t.ok(answer.ok);
   t.same(answer.ok && answer.value.items.map((json) => JSON.parse(json).seq), [6]);
-  t.same([h.stats.waiting, h.slots.inUse], [0, 0]);
+  t.same([h.stats.waiting, h.streamLeases.inUse], [0, 0]);
   await h.stop();
 });
 
@@ -181,7 +181,7 @@ t.test('a waiting recv_events waits at most recvEventsWaitMaxMs', async (t) => {
   t.match(await waiting, { ok: true, value: { count: 0 } }, 'stop() answers it');
 });
 
-t.test('a waiting recv_events refused a stream slot is BUSY and keeps its admission slot', async (t) => {
+t.test('a waiting recv_events refused a stream lease is BUSY and keeps its admission slot', async (t) => {
   const h = hub({ maxStreams: 2 });
   lease(h, athena);
   let released = 0;
@@ -325,7 +325,7 @@ t.test('stop(): streams end cleanly, one that does not read is dropped after the
   t.ok(Date.now() - started >= 25, 'it waited for the grace');
   t.ok(reading.state.closed, 'the reader: ended cleanly');
   t.same([stalled.state.closed, stalled.state.destroyed], [false, true], 'the stalled one: dropped after the grace');
-  t.same([h.slots.inUse, h.stats.streams], [0, 0], 'every slot back');
+  t.same([h.streamLeases.inUse, h.stats.streams], [0, 0], 'every lease back');
 
   const quick = hub();
   const one = sink();
@@ -338,7 +338,7 @@ t.test('stop(): streams end cleanly, one that does not read is dropped after the
   const subscriber = quick.subscribe({ caller: zeus, kinds: null, since: 0, sink: late.sink, lease: lease(quick, zeus) });
   await subscriber.done;
   t.ok(late.state.closed, 'opened after stop(): ended');
-  t.same([quick.slots.inUse, quick.stats.streams], [0, 0], 'and its slot given back');
+  t.same([quick.streamLeases.inUse, quick.stats.streams], [0, 0], 'and its lease given back');
 });
 
 t.test('counters: published, dropped, by kind; an overflowing stream is counted and logged', async (t) => {
@@ -378,7 +378,7 @@ t.test('counters: published, dropped, by kind; an overflowing stream is counted 
       ],
     ],
   );
-  t.same([h.stats.streams, h.slots.inUse], [0, 0]);
+  t.same([h.stats.streams, h.streamLeases.inUse], [0, 0]);
   await h.stop();
 });
 
@@ -455,7 +455,7 @@ t.test("closeAgent(): that agent's streams close and its waiting recv_events ans
   await tick();
   t.equal(answered, 'athena', "her waiting recv_events answered, ares's still waiting");
   t.same([hers.state.closed, gods.state.closed], [true, false], 'her stream closed, the god’s open');
-  t.same([h.stats.streams, h.stats.waiting, h.slots.inUse], [1, 1, 2], 'her slots given back');
+  t.same([h.stats.streams, h.stats.waiting, h.streamLeases.inUse], [1, 1, 2], 'her leases given back');
   await h.stop();
   await hisWait;
 });
@@ -471,22 +471,22 @@ t.test("a reload that removes an agent closes its streams; the others' follow th
   await tick();
   t.same([hers.state.closed, gods.state.closed], [true, false]);
   t.equal(god.caller, observer);
-  t.same([h.stats.streams, h.slots.inUse], [1, 1]);
+  t.same([h.stats.streams, h.streamLeases.inUse], [1, 1]);
   await h.stop();
 });
 
-t.test('stream slots: a quarter is kept for read_all holders; a player cannot take it', async (t) => {
+t.test('stream leases: a quarter is kept for read_all holders; a player cannot take it', async (t) => {
   const h = hub({ maxStreams: 4 });
   const ares = caller('ares', 'faction_player', 2);
   lease(h, athena);
   lease(h, athena);
   lease(h, ares);
-  t.match(h.slots.takeFor(ares), {
+  t.match(h.streamLeases.takeFor(ares), {
     ok: false,
     code: 'BUSY',
     message: /^the 3 event streams open to agents without read_all are all taken; the other 1 \(a quarter of the 4/,
   });
-  t.notOk('ok' in h.slots.takeFor(zeus), 'the god takes the kept one');
-  t.equal(h.slots.inUse, 4);
+  t.notOk('ok' in h.streamLeases.takeFor(zeus), 'the god takes the kept one');
+  t.equal(h.streamLeases.inUse, 4);
   await h.stop();
 });

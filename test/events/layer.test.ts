@@ -117,7 +117,7 @@ async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, patter
 
 const seqsIn = (text: string) => [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
 
-t.test('createEvents: the history, the tick, the stream slots and the kinds it is given', async (t) => {
+t.test('createEvents: the history, the tick, the stream leases and the kinds it is given', async (t) => {
   const events = layer({ history: 3 });
   for (let i = 0; i < 5; i++) events.hub.emit('turn_changed', { i });
   const answer = await recv(events, zeus);
@@ -127,8 +127,8 @@ t.test('createEvents: the history, the tick, the stream slots and the kinds it i
     'history: the last 3',
   );
   t.equal(parsed(answer)[0]!.tick, 42, 'the main loop’s events carry the world tick');
-  t.equal(events.hub.slots.limit, 4);
-  const taken = [events.hub.slots.takeFor(athena), events.hub.slots.takeFor(athena), events.hub.slots.takeFor(athena)];
+  t.equal(events.hub.streamLeases.limit, 4);
+  const taken = [events.hub.streamLeases.takeFor(athena), events.hub.streamLeases.takeFor(athena), events.hub.streamLeases.takeFor(athena)];
   t.same(
     taken.map((lease) => 'ok' in lease),
     [false, false, true],
@@ -139,10 +139,10 @@ t.test('createEvents: the history, the tick, the stream slots and the kinds it i
     "agent 'athena' already holds 2 event streams, its share (half of the 4 of [Bridge] max_event_streams, rounded up); close one, or retry later",
   );
   const legacy = layer({ maxStreams: 2, multiAgent: false });
-  t.notOk('ok' in legacy.hub.slots.takeFor(zeus));
-  t.notOk('ok' in legacy.hub.slots.takeFor(zeus), 'one agent alone may hold every stream');
+  t.notOk('ok' in legacy.hub.streamLeases.takeFor(zeus));
+  t.notOk('ok' in legacy.hub.streamLeases.takeFor(zeus), 'one agent alone may hold every stream');
   t.equal(
-    (legacy.hub.slots.takeFor(zeus) as { message: string }).message,
+    (legacy.hub.streamLeases.takeFor(zeus) as { message: string }).message,
     'all 2 event streams are taken ([Bridge] max_event_streams; streams and waiting recv_events count); close one of yours, or retry later',
   );
   t.same(
@@ -174,7 +174,7 @@ t.test('GET /events: the stream, its headers, its backlog from since, live event
   t.equal(response.headers.get('x-event-seq'), '3');
   t.equal(response.headers.get('x-content-type-options'), 'nosniff');
   t.equal(response.headers.get('cache-control'), 'no-store', 'never kept by a cache: it holds what only this caller may see');
-  t.equal(events.hub.slots.inUse, 1, 'the stream holds a stream slot');
+  t.equal(events.hub.streamLeases.inUse, 1, 'the stream holds a stream lease');
   const reader = response.body!.getReader();
   let read = await readUntil(reader, /^id: 3$/m);
   t.same(seqsIn(read.text), [2, 3], 'the backlog after since');
@@ -184,7 +184,7 @@ t.test('GET /events: the stream, its headers, its backlog from since, live event
   await events.stop();
   read = await readUntil(reader, /$^/, read.text);
   t.ok(read.done, 'stop() ends the response');
-  t.equal(events.hub.slots.inUse, 0, 'and gives its slot back');
+  t.equal(events.hub.streamLeases.inUse, 0, 'and gives its slot back');
 });
 
 t.test('GET /events: X-Event-Seq without read_all is the last event the caller may see', async (t) => {
@@ -234,7 +234,7 @@ t.test('GET /events: Last-Event-ID before since; resume points that are not seqs
     t.equal(app.line.code, 'BAD_ARGS');
     t.equal(response.headers.get('x-request-id'), 'req-1');
   }
-  t.equal(events.hub.slots.inUse, 0, 'no refused request holds a slot');
+  t.equal(events.hub.streamLeases.inUse, 0, 'no refused request holds a slot');
   await events.stop();
 });
 
@@ -276,9 +276,9 @@ t.test('GET /events: a client that goes away gives its slot back; one that stops
   const events = layer({ multiAgent: false });
   const { request } = appFor(events, zeus);
   const gone = await request('/events');
-  t.equal(events.hub.slots.inUse, 1);
+  t.equal(events.hub.streamLeases.inUse, 1);
   await gone.body!.cancel();
-  await until(() => events.hub.slots.inUse === 0, 'the slot back');
+  await until(() => events.hub.streamLeases.inUse === 0, 'the slot back');
   t.equal(events.hub.stats.streams, 0, 'its subscriber is gone');
 
   // Served by @hono/node-server, the connection itself is dropped.
@@ -291,7 +291,7 @@ t.test('GET /events: a client that goes away gives its slot back; one that stops
   }
   t.equal(events.hub.stats.overflowed, 1, 'it fell a whole buffer behind');
   t.equal(destroyed, 1, 'its connection is destroyed');
-  t.equal(events.hub.slots.inUse, 0);
+  t.equal(events.hub.streamLeases.inUse, 0);
   await stalled.body!.cancel();
 
   // Without a Node connection (app.request), the stream is aborted: nothing more reaches the client.
@@ -301,7 +301,7 @@ t.test('GET /events: a client that goes away gives its slot back; one that stops
     await new Promise((resolve) => setImmediate(resolve));
   }
   t.equal(events.hub.stats.overflowed, 2);
-  t.equal(events.hub.slots.inUse, 0);
+  t.equal(events.hub.streamLeases.inUse, 0);
   // The response had taken one chunk (one event here) before the client stopped reading; the
   // one in flight and the rest are dropped with the stream.
   const rest = seqsIn(await aborted.text());
@@ -502,7 +502,7 @@ t.test('watchObjectives: judged every objectivePollMs into objective_changed; a 
   await slow.stop();
 });
 
-t.test('GET /events: no stream slot is 503 BUSY, with Retry-After, naming the cap', async (t) => {
+t.test('GET /events: no stream lease is 503 BUSY, with Retry-After, naming the cap', async (t) => {
   const events = layer({ maxStreams: 2 });
   const { request } = appFor(events, athena);
   const open = await request('/events');
@@ -521,7 +521,7 @@ t.test('GET /events: no stream slot is 503 BUSY, with Retry-After, naming the ca
     },
   });
   t.equal(app.line.code, 'BUSY');
-  t.equal(events.hub.slots.inUse, 1);
+  t.equal(events.hub.streamLeases.inUse, 1);
   await open.body!.cancel();
   await events.stop();
 });

@@ -214,7 +214,7 @@ t.test('subscriber: a stalled client is closed past its buffer; a reading one ge
   const stalled = fakeSink('stalled');
   const fast = fakeSink('fast');
   const take = () => {
-    const lease = h.slots.takeFor(god);
+    const lease = h.streamLeases.takeFor(god);
     if ('ok' in lease) throw new Error('no slot');
     return lease;
   };
@@ -234,7 +234,7 @@ t.test('subscriber: a stalled client is closed past its buffer; a reading one ge
   t.ok(n * frameBytes > LIMITS.eventStreamBufferBytes, 'it was closed once its buffer was full, not before');
   t.ok((n - 1) * frameBytes <= LIMITS.eventStreamBufferBytes + LIMITS.eventStreamChunkBytes, 'and at the event that overfilled it');
   t.equal(h.stats.streams, 1);
-  t.equal(h.slots.inUse, 1, 'its stream slot is back');
+  t.equal(h.streamLeases.inUse, 1, 'its stream lease is back');
   await new Promise((resolve) => setImmediate(resolve));
   const seqs = [...fast.text().matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
   t.same(
@@ -277,7 +277,7 @@ t.test('hub: recv cursor and gap, read-all-only events, closing a removed agentâ
   t.equal(bad.did_you_mean?.[0], 'ping');
 
   const sink = fakeSink('fast');
-  const lease = h.slots.takeFor(athena);
+  const lease = h.streamLeases.takeFor(athena);
   if ('ok' in lease) throw new Error('no slot');
   const subscriber = h.subscribe({ caller: athena, kinds: null, since: undefined, sink: sink.sink, lease });
   h.rebindCallers((id) => (id === 'athena' ? { ...athena, claimedKingdomId: 2 } : null));
@@ -285,7 +285,7 @@ t.test('hub: recv cursor and gap, read-all-only events, closing a removed agentâ
   h.closeAgent('athena');
   await subscriber.done;
   t.ok(sink.closed, 'a removed agentâ€™s stream is ended');
-  t.equal(h.slots.inUse, 0);
+  t.equal(h.streamLeases.inUse, 0);
   const waiting = h.recv({ since_seq: 100, wait_ms: 10_000 }, athena, { release: () => {} });
   t.type(waiting, Promise, 'nothing yet: it waits');
   h.closeAgent('athena');

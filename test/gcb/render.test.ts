@@ -38,7 +38,7 @@ t.test('capabilities list commands with their args; errors show code, status, su
     commands: [{ name: 'spawn', category: 'action', description: 'Spawn.', requires_main_thread: true, schema }],
   });
   t.match(text, /^mod_version 0\.3\.0, game g1, engine v20\n/);
-  t.match(text, /\n {2}spawn {2}action, main thread\n {9}Spawn\.\n {9}args: entity_id string/);
+  t.match(text, /\n {2}spawn {2}action, game thread\n {9}Spawn\.\n {9}args: entity_id string/);
   const error = new BridgeCallError(
     { code: 'UNKNOWN_ASSET', message: "entity_id 'humn' does not exist", command: 'spawn', args: {}, did_you_mean: ['human', 'demon'] },
     400,

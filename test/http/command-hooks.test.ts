@@ -50,7 +50,7 @@ function setup(options: { turnPassesWhileWaiting?: boolean } = {}) {
     result: Type.Object({ keep: Type.Boolean() }),
     permission: {},
     binds: [],
-    requiresMainThread: true,
+    runsOnGameThread: true,
     precheck(args, who, checks) {
       order.push(`precheck ${who.agentId}`);
       seen.precheck = checks;
@@ -79,7 +79,7 @@ function setup(options: { turnPassesWhileWaiting?: boolean } = {}) {
     result: Type.Unknown(),
     permission: {},
     binds: [],
-    requiresMainThread: true,
+    runsOnGameThread: true,
   });
   const read = defineCommand({ ...gated, name: 'read', category: 'read', turnGated: false });
   const registry = new CommandRegistry([hooked, gated, read] as CommandDef[], new Set(), captureLog().log);

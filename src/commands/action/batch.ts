@@ -23,7 +23,7 @@ export default defineCommand({
   permission: {},
   turnGated: false,
   binds: [],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frameItems: (args) => args.commands.length,
   // decisions §8: a refused item refuses the batch before it may wait for a slot.
   precheck: (args, caller, checks) => checkItems(args, checks) ?? checkItemAccess(args, caller, checks),

@@ -43,7 +43,7 @@ export default defineCommand({
   // decisions §4: action_global only (a faction player must not drop a volcano on its rival).
   permission: { all: ['action_global'] },
   binds: ['invokePower', 'listPowers', 'worldSize'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   // decisions §8: a pulsed run spans frames, so it cannot be part of a one-frame batch.
   batchRefusal: (args) => ((args.pulses ?? 1) > 1 ? 'a pulsed invoke_power (pulses > 1) spans frames and cannot be a batch item' : null),
   frame: (env) => {

@@ -37,7 +37,7 @@ export default defineCommand({
   }),
   permission: { all: ['action_global'] },
   binds: ['paintTile', 'listTiles', 'listTopTiles', 'worldSize'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: ({ game, args }) => {
     const radius = args.radius ?? 0;
     const tileId = args.tile_id ?? null;

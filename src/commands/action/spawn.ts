@@ -33,7 +33,7 @@ export default defineCommand({
   // decisions §4: action_faction or action_global.
   permission: { any: ['action_faction', 'action_global'] },
   binds: ['spawn', 'listActors', 'worldSize'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: ({ game, args }) => {
     const count = args.count ?? 1;
     const adult = args.adult ?? false;

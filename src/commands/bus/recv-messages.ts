@@ -21,6 +21,6 @@ export default defineCommand({
   }),
   permission: { all: ['recv_message'] },
   binds: [],
-  requiresMainThread: false,
+  runsOnGameThread: false,
   pool: (env) => env.session('recv', env.args),
 });

@@ -17,7 +17,7 @@ export default defineCommand({
   result: Type.Object({ seq: Type.Integer(), recipients: Type.Array(Type.String()), broadcast: Type.Boolean() }),
   permission: { all: ['send_message'] },
   binds: [],
-  requiresMainThread: false,
+  runsOnGameThread: false,
   // A bus command, but it changes the inboxes: a retry must not send twice.
   keepsAnswer: true,
   pool: (env) => env.session('send', env.args),

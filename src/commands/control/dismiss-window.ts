@@ -9,7 +9,7 @@ export default defineCommand({
   result: Type.Object({ dismissed: Type.Boolean(), window: Type.Union([Type.String(), Type.Null()]) }),
   permission: { all: ['advance_time'] },
   binds: ['dismissWindow'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   // decisions §4: exempt from the turn gate, since an open window freezes everyone.
   turnGated: false,
   frame: ({ game }) => game.dismissWindow(),

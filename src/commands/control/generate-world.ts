@@ -23,7 +23,7 @@ export default defineCommand({
   result: Type.Object({ width: Type.Integer(), height: Type.Integer(), seed: Type.Integer() }),
   permission: { all: ['control_world'] },
   binds: ['generateWorld', 'installWorld'],
-  requiresMainThread: false,
+  runsOnGameThread: false,
   phases: {
     install: ({ game, shared, clock, emit }, snapshot: WorldSnapshot): InstalledWorld => {
       const installed = installWorld({ game, shared, clock }, snapshot);

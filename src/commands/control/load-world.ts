@@ -45,7 +45,7 @@ export default defineCommand({
   }),
   permission: { all: ['control_world'] },
   binds: ['decodeSave', 'installWorld', 'setWorldLoading'],
-  requiresMainThread: false,
+  runsOnGameThread: false,
   // mark_loading ran in a frame: a worker that dies before the swap is queued must not leave it up.
   onWorkerLost: 'clear_loading',
   phases: {

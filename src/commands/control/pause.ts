@@ -11,6 +11,6 @@ export default defineCommand({
   result: PauseResult,
   permission: { all: ['advance_time'] },
   binds: ['setPaused'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: ({ game }) => ({ previous_paused: game.setPaused(true), paused: true }),
 });

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { LIMITS } from '../../limits.ts';
 import { EPISODE_FORMAT, type EpisodeHeader } from '../../shared/episode-format.ts';
-import { checkNotRecording, openRecordFile, Recorder, recordSlotOf } from '../shared/recorder.ts';
+import { checkNotRecording, openRecordFile, Recorder, recordHolderOf } from '../shared/recorder.ts';
 import { recordPath, type RecordPath } from '../shared/episodes.ts';
 import { SAVE_NAME_PATTERN } from '../shared/saves.ts';
 import { defineCommand } from '../define.ts';
@@ -40,11 +40,11 @@ export default defineCommand({
   result: RecordStartResult,
   permission: { all: ['control_world'] },
   binds: ['stateHash'],
-  requiresMainThread: false,
+  runsOnGameThread: false,
   phases: {
     begin: ({ game, clock, emit }, input: Begin) => {
-      const slot = recordSlotOf(clock);
-      checkNotRecording(slot); // before the file is opened: a refused start truncates nothing
+      const holder = recordHolderOf(clock);
+      checkNotRecording(holder); // before the file is opened: a refused start truncates nothing
       const world = game.getWorldState?.();
       const header: EpisodeHeader = {
         format: EPISODE_FORMAT,
@@ -56,7 +56,7 @@ export default defineCommand({
         tick: game.currentTick(),
         hash: game.stateHash(),
       };
-      slot.current = new Recorder({
+      holder.current = new Recorder({
         name: input.name,
         path: input.shown,
         sink: openRecordFile(input.file, input.shown),

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { gameRejected } from '../../errors/bridge-error.ts';
-import { recordSlotOf } from '../shared/recorder.ts';
+import { recordHolderOf } from '../shared/recorder.ts';
 import { NoArgs, defineCommand } from '../define.ts';
 
 export default defineCommand({
@@ -18,14 +18,14 @@ export default defineCommand({
   }),
   permission: { all: ['control_world'] },
   binds: ['stateHash'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   // A batch is one line of the record: a record_stop inside it would end the record it is part of.
   batchRefusal: () => 'record_stop ends the record a batch would be a line of: send it on its own',
   frame: ({ clock }) => {
-    const slot = recordSlotOf(clock);
-    const running = slot.current;
+    const holder = recordHolderOf(clock);
+    const running = holder.current;
     if (running === null || running.stopped) throw gameRejected('no record is running: record_start { name } starts one', 'NotRecording');
-    slot.current = null;
+    holder.current = null;
     const { name, path, lines, bytes, tick, hash } = running.stop('record_stop');
     return { name, path, lines, bytes, tick, hash };
   },

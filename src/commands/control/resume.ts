@@ -9,6 +9,6 @@ export default defineCommand({
   result: PauseResult,
   permission: { all: ['advance_time'] },
   binds: ['setPaused'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: ({ game }) => ({ previous_paused: game.setPaused(false), paused: false }),
 });

@@ -17,7 +17,7 @@ export default defineCommand({
   }),
   permission: { all: ['control_world'] },
   binds: ['snapshot', 'restore', 'stateHash'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: (env) => {
     const { game, args, emit } = env;
     const held = savepointsOf(env).get(args.id); // an unknown id is refused before anything changes

@@ -25,7 +25,7 @@ export default defineCommand({
   result: Type.Object({ saved: Type.Boolean(), folder: Type.String(), path: Type.String(), compressed: Type.Boolean(), bytes: Type.Integer() }),
   permission: { all: ['control_world'] },
   binds: ['snapshotWorld', 'encodeSave', 'getUiState'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: ({ game, args }): WorldSnapshot => {
     checkSaveName(args.folder);
     // decisions §3: a save taken while a swap is pending would hold the world the caller is leaving.

@@ -10,7 +10,7 @@ export default defineCommand({
   result: Type.Object({ id: Type.Integer(), dropped: Type.Literal(true) }),
   permission: { all: ['control_world'] },
   binds: ['snapshot', 'restore', 'stateHash'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: (env) => {
     savepointsOf(env).drop(env.args.id);
     return { id: env.args.id, dropped: true as const };

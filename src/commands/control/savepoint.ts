@@ -25,7 +25,7 @@ export default defineCommand({
   }),
   permission: { all: ['control_world'] },
   binds: ['snapshot', 'restore', 'stateHash'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: (env) => {
     const { game, args } = env;
     const store = savepointsOf(env);

@@ -11,7 +11,7 @@ export default defineCommand({
   result: Type.Object({ speed_id: Type.String(), multiplier: Type.Number(), previous: Type.String() }),
   permission: { all: ['advance_time'] },
   binds: ['setSpeed', 'listSpeeds'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: ({ game, args }) => {
     checkAsset(game, 'speeds', 'speed_id', args.speed_id);
     const speed = game.listSpeeds().find((s) => s.id === args.speed_id);

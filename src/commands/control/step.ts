@@ -38,7 +38,7 @@ export default defineCommand({
   result: StepResult,
   permission: { all: ['advance_time'] },
   binds: ['advance', 'stateHash'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   // decisions §12: a step spans ticks; a batch runs in one frame.
   batchRefusal: () => 'step runs many ticks, and a batch runs in one frame: send step on its own',
   frame: ({ game, args, caller, clock, timings }) => {

@@ -12,7 +12,7 @@ export default defineCommand({
   }),
   permission: {},
   binds: ['listActors'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: ({ game }) => {
     const items = game.listActors();
     return { items, count: items.length };

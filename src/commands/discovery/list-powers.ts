@@ -19,7 +19,7 @@ export default defineCommand({
   }),
   permission: {},
   binds: ['listPowers'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: ({ game }) => {
     const items = game.listPowers();
     return { items, count: items.length };

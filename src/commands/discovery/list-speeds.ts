@@ -13,7 +13,7 @@ export default defineCommand({
   }),
   permission: {},
   binds: ['listSpeeds', 'currentSpeed'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: ({ game }) => {
     const items = game.listSpeeds();
     return { items, count: items.length, current: game.currentSpeed() };

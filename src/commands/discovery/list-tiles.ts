@@ -20,7 +20,7 @@ export default defineCommand({
   }),
   permission: {},
   binds: ['listTiles', 'listTopTiles'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: ({ game }) => {
     const items = game.listTiles();
     const tops = game.listTopTiles();

@@ -46,6 +46,6 @@ export default defineCommand({
   result: HealthObject,
   permission: {},
   binds: [],
-  requiresMainThread: false,
+  runsOnGameThread: false,
   pool: (env) => buildHealth(env.info, env.shared),
 });

@@ -30,7 +30,7 @@ export default defineCommand({
   }),
   permission: { all: ['read_own_faction'] },
   binds: ['listKingdoms'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   // The kingdoms come from a frame; the agents and their objectives from the session, which the
   // main loop owns, in the pool step.
   frame: ({ game }) => game.listKingdoms(true),

@@ -25,6 +25,6 @@ export default defineCommand({
   }),
   permission: {},
   binds: [],
-  requiresMainThread: false,
+  runsOnGameThread: false,
   pool: (env) => env.session('info'),
 });

@@ -13,7 +13,7 @@ export default defineCommand({
   }),
   permission: {},
   binds: [],
-  requiresMainThread: false,
+  runsOnGameThread: false,
   // decisions §13: it changes the turn, so a keyed retry must not pass it twice.
   keepsAnswer: true,
   pool: (env) => env.session('turn_advance'),

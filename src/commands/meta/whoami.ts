@@ -17,7 +17,7 @@ export default defineCommand({
   }),
   permission: {},
   binds: [],
-  requiresMainThread: false,
+  runsOnGameThread: false,
   pool: ({ caller }) => ({
     agent_id: caller.agentId,
     role: caller.role,

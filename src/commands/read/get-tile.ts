@@ -20,7 +20,7 @@ export default defineCommand({
   }),
   permission: {},
   binds: ['getTile', 'worldSize'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: ({ game, args, caller }) => {
     checkPoint(game, args.x, args.y);
     const tile = game.getTile(args.x, args.y);

@@ -17,6 +17,6 @@ export default defineCommand({
   result: UiStateResult,
   permission: {},
   binds: ['getUiState'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: ({ game }) => game.getUiState(),
 });

@@ -22,6 +22,6 @@ export default defineCommand({
   }),
   permission: {},
   binds: ['getWorldState'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: ({ game }) => game.getWorldState(),
 });

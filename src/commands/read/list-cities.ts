@@ -24,7 +24,7 @@ export default defineCommand({
   }),
   permission: { all: ['read_own_faction'] },
   binds: ['listCities'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: ({ game, args, caller }) => {
     const scope = readScope(caller, args.kingdom_id);
     if (scope.kind === 'none') return { items: [], count: 0 };

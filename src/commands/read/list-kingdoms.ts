@@ -27,7 +27,7 @@ export default defineCommand({
   // decisions §4: read_own_faction; list_kingdoms is not filtered by the kingdom claim.
   permission: { all: ['read_own_faction'] },
   binds: ['listKingdoms'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: ({ game, args }) => {
     const items = game.listKingdoms(args.include_wild ?? false);
     return { items, count: items.length };

@@ -72,7 +72,7 @@ export default defineCommand({
   }),
   permission: { all: ['read_own_faction'] },
   binds: ['observeGrid', 'worldSize'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: ({ game, args, caller }) => {
     const cells = args.grid ?? 16;
     const anchorCount = args.anchors ?? 4;

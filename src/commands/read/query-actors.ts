@@ -51,7 +51,7 @@ export default defineCommand({
   }),
   permission: { all: ['read_own_faction'] },
   binds: ['queryActors'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: ({ game, args, caller }) => {
     const limit = args.limit ?? 500;
     const offset = args.offset ?? 0;

@@ -55,7 +55,7 @@ export default defineCommand({
   // Visibility (decisions §7) decides what each caller gets; no permission is needed to ask.
   permission: {},
   binds: [],
-  requiresMainThread: false,
+  runsOnGameThread: false,
   pool: async (env) => {
     const received = (await env.recvEvents(env.args)) as Received;
     const items = received.items.map((json) => JSON.parse(json) as Record<string, unknown>);

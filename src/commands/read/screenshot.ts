@@ -39,7 +39,7 @@ export default defineCommand({
   // decisions §4: screenshot needs read_all (it shows every kingdom).
   permission: { all: ['read_all'] },
   binds: ['snapshotWorld', 'renderSnapshot'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: ({ game }) => game.snapshotWorld(),
   pool: async ({ args, game: loadGame }, snapshot: WorldSnapshot) => {
     const format = args.format ?? 'jpg';

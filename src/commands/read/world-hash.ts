@@ -11,6 +11,6 @@ export default defineCommand({
   result: Type.Object({ tick: Type.Integer(), hash: Type.String({ pattern: '^[0-9a-f]{16}$' }) }),
   permission: { all: ['read_all'] },
   binds: ['stateHash'],
-  requiresMainThread: true,
+  runsOnGameThread: true,
   frame: ({ game }) => ({ tick: game.currentTick(), hash: game.stateHash() }),
 });

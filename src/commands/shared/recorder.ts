@@ -171,19 +171,19 @@ export function openRecordFile(file: string, shown: string): RecordSink {
 
 const recorders = new WeakMap<WorldClock, { current: Recorder | null }>();
 
-/** The game thread's record slot (found through its clock): at most one record at a time. */
-export function recordSlotOf(clock: WorldClock): { current: Recorder | null } {
-  let slot = recorders.get(clock);
-  if (slot === undefined) {
-    slot = { current: null };
-    recorders.set(clock, slot);
+/** The game thread's record holder (found through its clock): at most one record at a time. */
+export function recordHolderOf(clock: WorldClock): { current: Recorder | null } {
+  let holder = recorders.get(clock);
+  if (holder === undefined) {
+    holder = { current: null };
+    recorders.set(clock, holder);
   }
-  return slot;
+  return holder;
 }
 
 /** GAME_REJECTED when a record is running: one at a time. */
-export function checkNotRecording(slot: { current: Recorder | null }): void {
-  const running = slot.current;
+export function checkNotRecording(holder: { current: Recorder | null }): void {
+  const running = holder.current;
   if (running !== null && !running.stopped) {
     throw gameRejected(`a record is running (${running.path}); record_stop it first: one record at a time`, 'RecordRunning');
   }

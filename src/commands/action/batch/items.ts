@@ -20,7 +20,7 @@ const EXCLUDED_CATEGORIES = new Set(['meta', 'bus']);
  */
 export function itemExclusion(def: CommandDef): string | null {
   if (def.name === BATCH_NAME) return 'a batch cannot contain a batch';
-  if (EXCLUDED_CATEGORIES.has(def.category) || !def.requiresMainThread || !def.frame || def.pool) {
+  if (EXCLUDED_CATEGORIES.has(def.category) || !def.runsOnGameThread || !def.frame || def.pool) {
     return `'${def.name}' cannot be a batch item: it does not do all its work on the game thread in one frame (items are reads, discovery, spawn, paint_tile, single-pulse invoke_power, pause, resume, set_speed, dismiss_window)`;
   }
   return null;

@@ -6,7 +6,7 @@
 //   out the god or an observer. Legacy mode's one credential holds read_all, so it may use it all.
 import { busyFailure, type Failure } from '../errors/failures.ts';
 
-export interface SlotLease {
+export interface Lease {
   /** Idempotent: the place comes back exactly once. */
   release(): void;
 }
@@ -31,7 +31,7 @@ export interface Taker {
   multiAgent: boolean;
 }
 
-export class CappedSlots {
+export class CappedLeases {
   readonly limit: number;
   /** What one agent may hold in multi-agent mode. */
   readonly perAgent: number;
@@ -65,7 +65,7 @@ export class CappedSlots {
    * A place for this agent, or the BUSY failure that says which cap is full. `readAll` is fixed at
    * the moment of taking: the lease gives back what it took even if the agent's role changes.
    */
-  take({ agentId, readAll, multiAgent }: Taker): SlotLease | Failure {
+  take({ agentId, readAll, multiAgent }: Taker): Lease | Failure {
     const full = this.whenFull();
     if (full) return full;
     const { noun, cap, freeOne } = this.#words;
@@ -99,6 +99,6 @@ export class CappedSlots {
   }
 }
 
-export function isRefusal(value: SlotLease | Failure): value is Failure {
+export function isRefusal(value: Lease | Failure): value is Failure {
   return 'ok' in value;
 }

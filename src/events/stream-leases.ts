@@ -1,13 +1,13 @@
 // decisions §7, §10 and §13: event streams and waiting recv_events share `[Bridge]
-// max_event_streams`, with the caps every long-held pool has (admission/capped-slots.ts): half per
+// max_event_streams`, with the caps every long-held pool has (admission/capped-leases.ts): half per
 // agent in multi-agent mode, a quarter kept for read_all. They hold no admission slot.
-import { CappedSlots, type SlotLease } from '../admission/capped-slots.ts';
+import { CappedLeases, type Lease } from '../admission/capped-leases.ts';
 import { PERMISSIONS } from '../auth/permissions.ts';
 import type { Failure } from '../errors/bridge-error.ts';
 import type { CallerContext } from '../shared/caller.ts';
 
-export type StreamLease = SlotLease;
-export { isRefusal as isFailure } from '../admission/capped-slots.ts';
+export type StreamLease = Lease;
+export { isRefusal as isFailure } from '../admission/capped-leases.ts';
 
 const WORDS = {
   noun: 'event streams',
@@ -16,7 +16,7 @@ const WORDS = {
   freeOne: 'close one',
 };
 
-export class StreamSlots extends CappedSlots {
+export class StreamLeases extends CappedLeases {
   readonly #multiAgent: boolean;
 
   constructor(limit: number, multiAgent: boolean) {
