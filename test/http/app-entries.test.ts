@@ -52,9 +52,6 @@ function deps(executed: string[] = []): AppDeps {
 const request = (app: Hono<Env>, path: string, token?: string, init: RequestInit = {}) =>
   app.request(path, { ...init, headers: { host: '127.0.0.1:8723', ...(token ? { authorization: `Bearer ${token}` } : {}), ...init.headers } });
 
-const cmd = (app: Hono<Env>, token?: string) =>
-  request(app, '/cmd', token, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"get_ui_state"}' });
-
 t.test("an entry's routes answer behind the credential check, its open routes before it", async (t) => {
   const seen: string[] = [];
   const entry: AppEntry = {
