@@ -129,9 +129,12 @@ class Session:
         self._connect(parsed.hostname, parsed.port, tokens[GOD], {a: tokens[a] for a in self.agents})
         try:
             health = self._conns[GOD].get_json("/health")
-        except BridgeError as err:
+        except BridgeUnreachable as err:
             self.close()
             raise BridgeUnreachable(f"no bridge answers at {url}: {err}") from None
+        except BridgeError:
+            self.close()
+            raise
         try:
             _research.check_clock(health)
             self._check_credentials()
@@ -145,6 +148,8 @@ class Session:
                 who = conn.call("whoami")
             except BridgeCallError as err:
                 raise BridgeError(f"the token given for {name} was refused: {err.status} {err.code}: {err.bridge_message}") from None
+            if not isinstance(who, dict):
+                raise BridgeError(f"{conn.url} does not answer as a bridge: whoami as {name} answered {str(who)[:200]!r}")
             if name == GOD and who.get("role") != "god":
                 raise BridgeError(f"the token given for {GOD} belongs to {who.get('agent_id')!r}, a {who.get('role')}; it must be a god")
             if name != GOD and who.get("role") == "god":
