@@ -278,9 +278,10 @@ class Session:
     def advance(self) -> None:
         """The cycle's ticks, after the last agent. Its answer is read only before the env's next request:
         meanwhile the bridge runs the ticks while Python goes on (the env's bookkeeping, the caller's
-        choice of the next action). A refusal is raised by the next call."""
+        choice of the next action). A failure is raised by the next call, as "the previous cycle's step
+        failed: ...", with the class it has (BridgeCallError, BridgeExited, ...)."""
         stepper = GOD if self.config.hash_each_cycle else self.agents[0]
-        _research.step_later(self._conns[stepper], self.config.ticks_per_cycle, self._stepped)
+        _research.step_later(self._conns[stepper], self.config.ticks_per_cycle, self._stepped, failure=_STEP_FAILED)
 
     def _stepped(self, result: dict) -> None:
         self._last_tick = int(result["tick"])
