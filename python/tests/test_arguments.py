@@ -3,6 +3,7 @@ or float) in range, and the timeouts are positive numbers. Nothing here starts a
 
 from __future__ import annotations
 
+import inspect
 import json
 
 import numpy as np
@@ -76,3 +77,11 @@ def test_numpy_integers_are_counts_and_become_python_ints():
     assert (config.n_agents, config.ticks_per_cycle, config.grid, config.zones, config.timeout) == (3, 4, 8, (3, 4), 2.5)
     assert json.dumps([config.n_agents, config.ticks_per_cycle, config.grid, list(config.zones)]), "each one goes into a JSON body"
     assert len(env.possible_agents) == 3
+
+
+def test_every_factory_has_the_envs_one_signature():
+    one = list(inspect.signature(gcb_env.KingdomsEnv).parameters.values())
+    assert list(inspect.signature(gcb_env.KingdomsParallelEnv).parameters.values()) == one
+    for make in MAKERS:
+        assert list(inspect.signature(make).parameters.values()) == one, make.__name__
+        assert "ticks_per_cycle" in make.__doc__ and "hash_each_cycle" in make.__doc__, make.__name__

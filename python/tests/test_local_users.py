@@ -168,3 +168,16 @@ def test_a_checkout_planted_in_a_parent_folder_is_never_run(tmp_path, monkeypatc
     with pytest.raises(gcb_env.BridgeNotFound, match=re.escape(str(unsafe)) + " is"):
         gcb_env.env(seed=1, start_timeout=5).reset(seed=1)
     assert not marker.exists(), "the planted bin/gcb.js ran"
+
+
+def test_a_checkout_reached_through_folders_of_ones_own_is_found(tmp_path, monkeypatch):
+    checkout = tmp_path / "mine"
+    plant_checkout(checkout, tmp_path / "unused")
+    work = checkout / "notebooks" / "week1"
+    work.mkdir(parents=True)
+    for folder in (checkout, checkout / "bin", checkout / "notebooks", work):
+        folder.chmod(0o755)
+    monkeypatch.chdir(work)
+    monkeypatch.delenv("GCB_BRIDGE", raising=False)
+    command, cwd = gcb_env.find_bridge_command()
+    assert command[1:] == [str(checkout / "bin" / "gcb.js")] and cwd == checkout
