@@ -27,7 +27,8 @@ import { buildWorld } from '../src/game/generate.ts';
 import { placeActor } from '../src/game/kingdoms.ts';
 import { nextFloat, nextInt, seedRng } from '../src/game/rng.ts';
 import { tick } from '../src/game/simulation.ts';
-import { fromSnapshot, hashSnapshot, toSnapshot, type SandboxSnapshot } from '../src/game/snapshot.ts';
+import { fromSnapshot, toSnapshot, type SandboxSnapshot } from '../src/game/snapshot.ts';
+import { hashState } from '../src/game/state-hash.ts';
 import { loadavg } from 'node:os';
 import type { World } from '../src/game/world.ts';
 import { mergeReport, type Row as ReportRow } from './lib/report.ts';
@@ -212,7 +213,7 @@ function measure(base: SandboxSnapshot, count: number, frameTicks = 1): Row {
   for (let round = 0; round < MAX_TICKS && performance.now() - started < BUDGET_MS * variants.length; round++) {
     for (let k = 0; k < variants.length; k++) frame(variants[(round + k) % variants.length]!, frameTicks);
   }
-  const same = new Set(variants.map((v) => hashSnapshot(toSnapshot(v.w)))).size === 1;
+  const same = new Set(variants.map((v) => hashState(v.w, null))).size === 1;
   const rounds = none.times.length;
   const ticks = rounds * frameTicks;
   const paired = (p: number[], q: number[]) => percentile(sorted(Array.from({ length: rounds }, (_, r) => p[r]! / Math.max(q[r]!, 1e-3))), 0.5);

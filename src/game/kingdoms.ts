@@ -49,12 +49,24 @@ export function wildKingdomFor(w: World, asset: number): number {
   return newKingdom(w, race, true).id;
 }
 
-/** Recounts the live kingdoms and cities (after a world is rebuilt from a snapshot). */
+/** Live civilised kingdoms, counted afresh (civAlive keeps the count as the world runs). */
+export function liveCivKingdoms(w: World): number {
+  let n = 0;
+  for (const k of w.kingdoms) if (k.alive && !k.wild) n++;
+  return n;
+}
+
+/** Live cities, counted afresh (citiesAlive keeps the count as the world runs). */
+export function liveCities(w: World): number {
+  let n = 0;
+  for (const c of w.cities) if (c.alive) n++;
+  return n;
+}
+
+/** Recounts the live kingdoms and cities (after a world is rebuilt by hand). */
 export function recountAlive(w: World): void {
-  w.civAlive = 0;
-  w.citiesAlive = 0;
-  for (const k of w.kingdoms) if (k.alive && !k.wild) w.civAlive++;
-  for (const c of w.cities) if (c.alive) w.citiesAlive++;
+  w.civAlive = liveCivKingdoms(w);
+  w.citiesAlive = liveCities(w);
 }
 
 /** A city may be founded with its centre on this tile. */

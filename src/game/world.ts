@@ -26,10 +26,12 @@ export interface ActorArrays {
   vy: Float32Array;
 }
 
-type ArrayCtor<A> = { new (length: number): A };
+export type ArrayCtor<A> = { new (length: number): A; readonly BYTES_PER_ELEMENT: number; readonly name: string };
+/** A table of typed arrays: each field's array type, in the order saves and the hash walk them. */
+export type ArrayFields<T> = { readonly [K in keyof T]-?: ArrayCtor<T[K]> };
 
 /** Field order is the hash and save order. */
-export const ACTOR_FIELDS: { [K in keyof ActorArrays]: ArrayCtor<ActorArrays[K]> } = {
+export const ACTOR_FIELDS: ArrayFields<ActorArrays> = {
   alive: Uint8Array,
   asset: Uint8Array,
   born: Uint8Array,
@@ -50,6 +52,13 @@ export const ACTOR_FIELDS: { [K in keyof ActorArrays]: ArrayCtor<ActorArrays[K]>
   vy: Float32Array,
 };
 export const ACTOR_FIELD_NAMES = Object.keys(ACTOR_FIELDS) as Array<keyof ActorArrays>;
+
+/** One array of each type of `fields`, `length` entries long. */
+export function allocArrays<T>(fields: ArrayFields<T>, length: number): T {
+  const out = {} as Record<keyof T, unknown>;
+  for (const name of Object.keys(fields) as Array<keyof T>) out[name] = new fields[name](length);
+  return out as T;
+}
 
 export interface Kingdom {
   id: number;
@@ -90,7 +99,9 @@ export interface City {
   foundedTick: number;
 }
 
-export type LawId = 'rain_toggle' | 'infinite_lifespan' | 'world_peace';
+/** The toggles a world keeps; the order is the hash order. */
+export const LAW_IDS = ['rain_toggle', 'infinite_lifespan', 'world_peace'] as const;
+export type LawId = (typeof LAW_IDS)[number];
 export type Laws = Record<LawId, boolean>;
 
 export const DEAD_CAP = 1024;
@@ -100,13 +111,27 @@ export const GRID_SHIFT = 3;
 export const BIRTH_QUEUE = 8192;
 export const FIRE_EXTINGUISHED = 255;
 
-export interface DeadRing {
+/** The ring of recent deaths: DEAD_CAP entries of each array. */
+export interface DeadArrays {
   uid: Int32Array;
   born: Uint8Array;
   asset: Uint8Array;
   kingdom: Int32Array;
   x: Int16Array;
   y: Int16Array;
+}
+
+/** Field order is the hash and save order. */
+export const DEAD_FIELDS: ArrayFields<DeadArrays> = {
+  uid: Int32Array,
+  born: Uint8Array,
+  asset: Uint8Array,
+  kingdom: Int32Array,
+  x: Int16Array,
+  y: Int16Array,
+};
+
+export interface DeadRing extends DeadArrays {
   /** Deaths ever recorded; the ring holds the last min(total, DEAD_CAP). */
   total: number;
 }
@@ -204,25 +229,15 @@ function cellEntries(capacity: number): { cellF32: Float32Array; cellI32: Int32A
 }
 
 export function allocActorArrays(capacity: number): ActorArrays {
-  const out = {} as Record<keyof ActorArrays, unknown>;
-  for (const name of ACTOR_FIELD_NAMES) out[name] = new ACTOR_FIELDS[name](capacity);
-  return out as ActorArrays;
+  return allocArrays(ACTOR_FIELDS, capacity);
 }
 
 export function emptyDeadRing(): DeadRing {
-  return {
-    uid: new Int32Array(DEAD_CAP),
-    born: new Uint8Array(DEAD_CAP),
-    asset: new Uint8Array(DEAD_CAP),
-    kingdom: new Int32Array(DEAD_CAP),
-    x: new Int16Array(DEAD_CAP),
-    y: new Int16Array(DEAD_CAP),
-    total: 0,
-  };
+  return { ...allocArrays(DEAD_FIELDS, DEAD_CAP), total: 0 };
 }
 
 export function defaultLaws(): Laws {
-  return { rain_toggle: false, infinite_lifespan: false, world_peace: false };
+  return Object.fromEntries(LAW_IDS.map((id) => [id, false])) as Laws;
 }
 
 /** An all-ocean world with no actors: generation and snapshot loading fill it in. */
