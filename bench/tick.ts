@@ -67,7 +67,7 @@ const MIX_TOTAL = MIX.reduce((sum, [, weight]) => sum + weight, 0);
 
 function populate(w: World, target: number): void {
   // A generated 1024² world already holds a few thousand creatures: thin them to the target first.
-  for (let i = w.slotEnd - 1; i >= 0 && w.population > target; i--) if (w.a.alive[i] === 1) killActor(w, i);
+  for (let i = w.actorEnd - 1; i >= 0 && w.population > target; i--) if (w.a.alive[i] === 1) killActor(w, i);
   const rng = seedRng(99, 1);
   let guard = 0;
   while (w.population < target && guard++ < target * 50) {
@@ -183,16 +183,16 @@ function perEventMicros(start: SandboxSnapshot): number {
       batch.push({ kind, fields, kingdomIds });
     },
   });
-  const slots: number[] = [];
-  for (let s = 0; s < w.slotEnd && slots.length < 200; s++) if (w.a.alive[s] === 1) slots.push(s);
+  const actors: number[] = [];
+  for (let s = 0; s < w.actorEnd && actors.length < 200; s++) if (w.a.alive[s] === 1) actors.push(s);
   let reported = 0;
   const c0 = process.cpuUsage();
   for (let frame = 0; frame < 500; frame++) {
-    for (let n = 0; n < slots.length; n++) {
-      if ((n & 1) === 0) events.actorBorn(w, slots[n]!);
-      else events.actorDied(w, slots[n]!, 'age', null);
+    for (let n = 0; n < actors.length; n++) {
+      if ((n & 1) === 0) events.actorBorn(w, actors[n]!);
+      else events.actorDied(w, actors[n]!, 'age', null);
     }
-    reported += slots.length;
+    reported += actors.length;
     events.endFrame(w);
     batch = [];
   }

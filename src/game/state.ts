@@ -44,7 +44,7 @@ export const KINGDOM_FIELDS = {
   alive: 'bool',
   color: 'num',
   kingUid: 'num',
-  kingSlot: 'num',
+  kingIndex: { kind: 'num', inFile: 'kingSlot' },
   capitalId: 'num',
   createdTick: 'num',
   units: 'num',
@@ -62,7 +62,7 @@ export const CITY_FIELDS = {
   y: 'num',
   alive: 'bool',
   leaderUid: 'num',
-  leaderSlot: 'num',
+  leaderIndex: { kind: 'num', inFile: 'leaderSlot' },
   buildings: 'num',
   units: 'num',
   radius: 'num',
@@ -83,7 +83,7 @@ const onMap = (s: SaveData, x: number, y: number) => x >= 0 && y >= 0 && x < (s.
 
 function countPopulation(w: World): number {
   let population = 0;
-  for (let i = 0; i < w.slotEnd; i++) if (w.a.alive[i] === 1) population++;
+  for (let i = 0; i < w.actorEnd; i++) if (w.a.alive[i] === 1) population++;
   return population;
 }
 
@@ -96,8 +96,8 @@ function checkFireList(list: Int32Array, s: SaveData): void {
 function checkFree(free: Int32Array, s: SaveData): void {
   const end = actorEndOf(s);
   const alive = (s.actors as ActorArrays).alive;
-  if (free.length > end) fail(`free has ${free.length} entries, more than the ${end} slots`);
-  for (const i of free) if (i < 0 || i >= end || alive[i] === 1) fail('free holds a used slot');
+  if (free.length > end) fail(`free has ${free.length} entries, more than the ${end} actor indices`);
+  for (const i of free) if (i < 0 || i >= end || alive[i] === 1) fail('free holds the index of a live actor');
 }
 
 function checkActors(a: ActorArrays, s: SaveData): void {
@@ -128,7 +128,7 @@ export const STATE = {
   height: scalar('height', SIDE),
   seed: scalar('seed', 'finite'),
   tick: scalar('tick', COUNT),
-  slotEnd: scalar(ACTOR_END_AT, { min: 0, max: HARD_ACTOR_CAP }),
+  actorEnd: scalar(ACTOR_END_AT, { min: 0, max: HARD_ACTOR_CAP }),
   freeCount: lengthOf('free'),
   fireCount: lengthOf('fireList'),
   nextUid: scalar('counters.nextUid', { min: 1, max: 2 ** 31 - 1 }),
@@ -148,7 +148,7 @@ export const STATE = {
   fire: layer('tiles.fire', Uint8Array),
   owner: layer('tiles.owner', Uint16Array, { max: citiesOf, otherwise: 'names no city' }),
   fireList: listed('fireList', Int32Array, 'fireCount', MAX_TILES, checkFireList),
-  a: arrayGroup('actors', ACTOR_FIELDS, ACTOR_END_AT, (w) => w.slotEnd, HARD_ACTOR_CAP, ensureActorCapacity, checkActors),
+  a: arrayGroup('actors', ACTOR_FIELDS, ACTOR_END_AT, (w) => w.actorEnd, HARD_ACTOR_CAP, ensureActorCapacity, checkActors),
   free: listed('free', Int32Array, 'freeCount', HARD_ACTOR_CAP, checkFree),
   assetPop: fixed('assetPop', Int32Array, 256),
   dead: deadRing('dead'),

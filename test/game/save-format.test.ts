@@ -98,6 +98,11 @@ t.test('a save written by v0.5 loads as the world it was, and goes on as it woul
     'and a war',
   );
   t.equal(game.stateHash(), 'e30ec037ef0e80cb', 'the same world');
+  // Written again, the file keeps the names v0.5 reads; the code's own names stay in memory.
+  const metadata = new TextDecoder().decode(game.encodeSave(s, false));
+  for (const name of ['"hwm"', '"kingSlot"', '"leaderSlot"']) t.match(metadata, name, `the file names ${name}`);
+  t.notMatch(metadata, /kingIndex|leaderIndex|actorEnd/, "and none of the code's");
+  t.ok('kingIndex' in s.kingdoms[0]! && 'leaderIndex' in s.cities[0]!, "a snapshot in memory has the code's names");
   game.advance(50);
   t.equal(game.stateHash(), '871c87748d3cb30a', 'the same future');
   t.end();
