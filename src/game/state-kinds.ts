@@ -158,18 +158,23 @@ export function tilesOf(s: SaveData): number {
 
 // --- Numbers ------------------------------------------------------------------------------------
 
-/** What a number must be in a save: an integer in a range, or any finite number. */
-export type NumberRule = { min: number; max: number; multipleOf?: number } | 'finite';
+/**
+ * What a number must be in a save: an integer in a range, or any finite number. `absent` is the
+ * value of a field that saves made before it existed lack (its key, in a group they have).
+ */
+export type NumberRule = { min: number; max: number; multipleOf?: number; absent?: number } | 'finite';
 
 /** A number the world holds as it is. */
 export function scalar<const P extends string>(at: P, rule: NumberRule): Saves<number, P, number> {
   const get = reader(at);
+  const absent = rule === 'finite' ? undefined : rule.absent;
   return {
     family: 'saved',
     at,
     save: (v) => v,
     check(s) {
       const v = get(s);
+      if (v === undefined && absent !== undefined) return;
       if (rule === 'finite') {
         if (typeof v !== 'number' || !Number.isFinite(v)) fail(`${at} must be a number`);
         return;
@@ -177,7 +182,7 @@ export function scalar<const P extends string>(at: P, rule: NumberRule): Saves<n
       int(v, at, rule.min, rule.max);
       if (rule.multipleOf !== undefined && (v as number) % rule.multipleOf !== 0) fail(`${at} must be a multiple of ${rule.multipleOf}`);
     },
-    load: (s) => get(s) as number,
+    load: (s) => (get(s) as number | undefined) ?? absent!,
     head: (v, out) => out.num(v),
   };
 }
@@ -385,8 +390,11 @@ export function laws<const P extends string>(at: P): Saves<Laws, P, Laws> {
 /** How a record field is checked and hashed: a number, a string, a flag, or a list of kingdom ids. */
 export type RecordFieldKind = 'num' | 'str' | 'bool' | 'kingdomIds';
 type KindOf<V> = V extends number ? 'num' : V extends string ? 'str' : V extends boolean ? 'bool' : V extends readonly number[] ? 'kingdomIds' : never;
-/** A record field's kind, with the save file's name for it where the code's name differs. */
-export type RecordField<V> = KindOf<V> | { kind: KindOf<V>; inFile: string };
+/**
+ * A record field's kind; with the save file's name for it where the code's name differs, and its
+ * value in the records of saves made before it existed (which lack it).
+ */
+export type RecordField<V> = KindOf<V> | { kind: KindOf<V>; inFile?: string; absent?: V };
 /** Every field of a record type, in the order the checks and the hash walk them. */
 export type RecordFields<R> = { readonly [K in keyof R]-?: RecordField<R[K]> };
 
@@ -394,11 +402,14 @@ interface Column {
   name: string;
   inFile: string;
   kind: RecordFieldKind;
+  absent: unknown;
 }
 
 function columnsOf(fields: Record<string, RecordField<unknown> | RecordFieldKind>): Column[] {
   return Object.entries(fields).map(([name, field]) =>
-    typeof field === 'string' ? { name, inFile: name, kind: field } : { name, inFile: field.inFile, kind: field.kind },
+    typeof field === 'string'
+      ? { name, inFile: name, kind: field, absent: undefined }
+      : { name, inFile: field.inFile ?? name, kind: field.kind, absent: field.absent },
   );
 }
 
@@ -437,6 +448,7 @@ export function records<const P extends string, R extends { id: number }>(
 ): Saves<R[], P, R[]> & { readonly inFile: FileNames } {
   const columns = columnsOf(fields as unknown as Record<string, RecordField<unknown>>);
   const lists = columns.filter((c) => c.kind === 'kingdomIds').map((c) => c.name);
+  const defaults = columns.filter((c) => c.absent !== undefined);
   // A spread is the fast copy of a record (same shape, no dictionary); its lists are copied after.
   const copy =
     lists.length === 0
@@ -467,12 +479,13 @@ export function records<const P extends string, R extends { id: number }>(
       if (!Array.isArray(list)) fail(`${at} must be an array`);
       // decisions §11: counts a world can reach, so nothing sized by them grows past a real world.
       if (list.length > max) fail(`${at} has ${list.length} entries, more than a world can hold (${max})`);
-      const kingdoms = (s.kingdoms as unknown[]).length;
+      const kingdoms = lists.length > 0 ? (s.kingdoms as unknown[]).length : 0;
       list.forEach((rec: unknown, n) => {
         const what = `${at}[${n}]`;
         if (!isObject(rec)) fail(`${what} must be an object`);
         for (const c of columns) {
           const v = rec[c.name];
+          if (v === undefined && c.absent !== undefined) continue;
           if (c.kind === 'kingdomIds') {
             if (!Array.isArray(v) || v.some((id) => !Number.isInteger(id) || id < 1 || id > kingdoms)) fail(`${what}.${c.name} is invalid`);
           } else if (typeof v !== TYPE_OF_KIND[c.kind]) fail(`${what}.${c.name} must be a ${TYPE_OF_KIND[c.kind]}`);
@@ -481,7 +494,12 @@ export function records<const P extends string, R extends { id: number }>(
         each?.(rec as unknown as R, what, s);
       });
     },
-    load: (s) => (get(s) as R[]).map(copy),
+    load: (s) => {
+      const list = (get(s) as R[]).map(copy);
+      // Records of a save made before a field existed get its value for then.
+      for (const c of defaults) for (const rec of list as unknown as Array<Record<string, unknown>>) rec[c.name] ??= structuredClone(c.absent);
+      return list;
+    },
     inFile: { write: (s) => rename(s, toFile), read: (s) => rename(s, fromFile) },
     head(v, out) {
       out.u32(v.length);

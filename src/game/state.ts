@@ -2,8 +2,10 @@
 // each with its kind (state-kinds.ts). A save and its loading (snapshot.ts), a savepoint's taking,
 // restoring and bytes (savepoint.ts), the checks of a save from outside (snapshot.ts, and the bounds
 // of a save file in save-format.ts) and the hash (state-hash.ts) all walk this table and name no
-// field themselves. A field of World or Ui left out of it is a compile error; a new field is one line
-// here (besides its type), and test/game/state-table.test.ts changes every field in turn.
+// field themselves. A field of World or Ui left out of it is a compile error, and
+// test/game/state.test.ts changes every field in turn. A new field is its type (World or Ui), its
+// first value (createWorld or createUi) and one line here; a saved number or record field names its
+// value for the saves made before it (`absent`), so they still load.
 //
 // The order is the hash's (its record of small values first, then its bulk, each in this order) and
 // the checks' (a field's check reads the fields above it: the sizes first, kingdoms before cities).
