@@ -6,7 +6,8 @@
 //   8  u32     CRC-32 of the uncompressed body
 //  12  u32     length of the uncompressed body
 //  16  body:   u32 JSON length, the JSON (the snapshot with every typed array replaced by
-//              {"$ta": n}, plus "arrays": [{type, offset, length}]), then, from the next 8-aligned byte
+//              {"$ta": n}, and the record fields the state table renames under their names in the
+//              file; plus "arrays": [{type, offset, length}]), then, from the next 8-aligned byte
 //              (offsets count from there), the arrays' bytes in the machine's byte order
 //              (little-endian on every supported host).
 //
