@@ -25,11 +25,16 @@ export interface WorldCopy {
 
 export class SavepointError extends Error {}
 
+// Flat lists for the walks of every take and rewind (see snapshot.ts).
+const COUNTS = COUNTED_FIELDS.map(([key]) => key);
+const KEPT = INTERFACE_FIELDS.map(([key, field]) => ({ key, put: field.put, refuse: field.refuse }));
+const SIZES = SAVED_FIELDS.flatMap(([, field]) => (field.bytes ? [field.bytes] : []));
+
 export function takeSavepoint(w: World, ui: Ui): WorldCopy {
   const counts = {} as Record<string, unknown>;
-  for (const [key] of COUNTED_FIELDS) counts[key] = valueOf(w, key);
+  for (let i = 0; i < COUNTS.length; i++) counts[COUNTS[i]!] = valueOf(w, COUNTS[i]!);
   const kept = {} as Record<string, unknown>;
-  for (const [key] of INTERFACE_FIELDS) kept[key] = valueOf(ui, key);
+  for (let i = 0; i < KEPT.length; i++) kept[KEPT[i]!.key] = valueOf(ui, KEPT[i]!.key);
   return { format: SAVEPOINT_FORMAT, world: toSnapshot(w), counts: counts as WorldCopy['counts'], ui: kept as WorldCopy['ui'] };
 }
 
@@ -39,8 +44,9 @@ export function checkSavepoint(v: unknown): WorldCopy {
   if (typeof sp !== 'object' || sp === null || sp.format !== SAVEPOINT_FORMAT)
     throw new SavepointError('not a savepoint of this game (take one with snapshot())');
   if (typeof sp.world !== 'object' || typeof sp.counts !== 'object' || typeof sp.ui !== 'object') throw new SavepointError('the savepoint is incomplete');
-  for (const [key, field] of INTERFACE_FIELDS) {
-    const refused = field.refuse?.(sp.ui[key]);
+  for (let i = 0; i < KEPT.length; i++) {
+    const { key, refuse } = KEPT[i]!;
+    const refused = refuse?.(sp.ui[key]);
     if (refused) throw new SavepointError(refused);
   }
   return sp as WorldCopy;
@@ -62,9 +68,10 @@ export function restoreWorld(w: World, ui: Ui, sp: WorldCopy): World {
   } else if (!loadState(w, s)) {
     throw new SavepointError('the savepoint holds more actors than a world may');
   }
-  for (const [key] of COUNTED_FIELDS) setValue(world, key, sp.counts[key]);
-  for (const [key, field] of INTERFACE_FIELDS) {
-    if (field.put) field.put(ui, sp.ui[key]);
+  for (let i = 0; i < COUNTS.length; i++) setValue(world, COUNTS[i]!, sp.counts[COUNTS[i]!]);
+  for (let i = 0; i < KEPT.length; i++) {
+    const { key, put } = KEPT[i]!;
+    if (put) put(ui, sp.ui[key]);
     else setValue(ui, key, sp.ui[key]);
   }
   return world;
@@ -74,6 +81,6 @@ export function restoreWorld(w: World, ui: Ui, sp: WorldCopy): World {
 export function savepointBytes(sp: WorldCopy): number {
   const s = sp.world as unknown as SaveData;
   let bytes = 0;
-  for (const [, field] of SAVED_FIELDS) if (field.bytes) bytes += field.bytes(s);
+  for (let i = 0; i < SIZES.length; i++) bytes += SIZES[i]!(s);
   return bytes;
 }

@@ -14,12 +14,19 @@ export const SNAPSHOT_VERSION = 1;
 type Plain<T> = { [K in keyof T]: T[K] };
 export type SandboxSnapshot = Plain<{ format: typeof SNAPSHOT_FORMAT; version: number } & SavedState>;
 
-const SAVES = SAVED_FIELDS.flatMap(([key, field]) => (field.at !== undefined && field.save ? [{ key, field, put: writer(field.at) }] : []));
+// A savepoint runs these walks on every take and rewind: flat lists and indexed loops, so code that
+// runs a few times only (not yet optimised) spends little on the walk itself.
+const SAVES = SAVED_FIELDS.flatMap(([key, field]) => (field.at !== undefined && field.save ? [{ key, save: field.save, put: writer(field.at) }] : []));
+const RESERVES = SAVED_FIELDS.flatMap(([, field]) => (field.reserve ? [field.reserve] : []));
+const LOADS = SAVED_FIELDS.map(([key, field]) => ({ key, load: field.load }));
 
 /** A deep copy of the live world's state. */
 export function toSnapshot(w: World): SandboxSnapshot {
   const s: Record<string, unknown> = { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION };
-  for (const { key, field, put } of SAVES) put(s, field.save!(valueOf(w, key), w));
+  for (let i = 0; i < SAVES.length; i++) {
+    const { key, save, put } = SAVES[i]!;
+    put(s, save(valueOf(w, key), w));
+  }
   return s as SandboxSnapshot;
 }
 
@@ -29,8 +36,11 @@ export function toSnapshot(w: World): SandboxSnapshot {
  */
 export function loadState(w: World, s: SandboxSnapshot): boolean {
   const data = s as unknown as SaveData;
-  for (const [, field] of SAVED_FIELDS) if (field.reserve && !field.reserve(data, w)) return false;
-  for (const [key, field] of SAVED_FIELDS) setValue(w, key, field.load(data, valueOf(w, key), w));
+  for (let i = 0; i < RESERVES.length; i++) if (!RESERVES[i]!(data, w)) return false;
+  for (let i = 0; i < LOADS.length; i++) {
+    const { key, load } = LOADS[i]!;
+    setValue(w, key, load(data, valueOf(w, key), w));
+  }
   return true;
 }
 

@@ -50,8 +50,8 @@ export function hashState(w: World, ui: Ui | null): string {
   record.reset();
   record.str(ui ? 'gcb-sandbox-state' : 'gcb-sandbox-world');
   record.u32(CANONICAL_FORM);
-  for (const head of HEADS) head(w, ui, record);
+  for (let i = 0; i < HEADS.length; i++) HEADS[i]!(w, ui, record);
   record.flushInto(hash);
-  for (const bulk of BULKS) bulk(w, hash);
+  for (let i = 0; i < BULKS.length; i++) BULKS[i]!(w, hash);
   return hash.digest('hex').slice(0, 16);
 }

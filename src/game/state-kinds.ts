@@ -3,6 +3,8 @@
 // counted in a savepoint's bytes and bounded in a save file. The walkers (snapshot.ts, savepoint.ts,
 // state-hash.ts, save-format.ts) call these and name no field, so a field in the table is never
 // missed by one of them.
+// The loops a savepoint's take and rewind run are indexed, with no iterator: a rewind may run a few
+// times only, in code not yet optimised, where an iterator costs more than the copy it drives.
 import type { Hash } from 'node:crypto';
 import { MAX_ZONES, ZONE_TILES } from './assets.ts';
 import { leBytes, type RecordWriter } from './canonical.ts';
@@ -297,7 +299,10 @@ export function arrayGroup<const P extends string, T>(
     save(v, w) {
       const n = end(w);
       const out = {} as Record<keyof T, NumberArray>;
-      for (const name of names) out[name] = arrayOf(v, name).slice(0, n);
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i]!;
+        out[name] = arrayOf(v, name).slice(0, n);
+      }
       return out as T;
     },
     check(s) {
@@ -311,17 +316,26 @@ export function arrayGroup<const P extends string, T>(
     load(s, old) {
       // Entries past the end are never read before a new actor writes every field of its index.
       const group = get(s);
-      for (const name of names) arrayOf(old, name).set(arrayOf(group, name));
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i]!;
+        arrayOf(old, name).set(arrayOf(group, name));
+      }
       return old;
     },
     bulk(v, w, hash) {
       const n = end(w);
-      for (const name of names) hash.update(leBytes(arrayOf(v, name).subarray(0, n)));
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i]!;
+        hash.update(leBytes(arrayOf(v, name).subarray(0, n)));
+      }
     },
     bytes(s) {
       const group = get(s);
       let bytes = 0;
-      for (const name of names) bytes += arrayOf(group, name).byteLength;
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i]!;
+        bytes += arrayOf(group, name).byteLength;
+      }
       return bytes;
     },
     arrays: names.map((name) => ({ bytesPerElement: fields[name].BYTES_PER_ELEMENT, maxLength })),
@@ -337,7 +351,10 @@ export function deadRing<const P extends string>(at: P): Saves<DeadRing, P, Dead
     at,
     save(v) {
       const out = {} as Record<string, unknown>;
-      for (const name of names) out[name] = v[name].slice();
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i]!;
+        out[name] = v[name].slice();
+      }
       out.total = v.total;
       return out as unknown as DeadRing;
     },
@@ -349,18 +366,27 @@ export function deadRing<const P extends string>(at: P): Saves<DeadRing, P, Dead
     },
     load(s, old) {
       const ring = get(s) as DeadRing;
-      for (const name of names) old[name].set(ring[name]);
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i]!;
+        old[name].set(ring[name]);
+      }
       old.total = ring.total;
       return old;
     },
     head: (v, out) => out.num(v.total),
     bulk(v, _w, hash) {
-      for (const name of names) hash.update(leBytes(v[name]));
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i]!;
+        hash.update(leBytes(v[name]));
+      }
     },
     bytes(s) {
       const ring = get(s) as DeadRing;
       let bytes = 0;
-      for (const name of names) bytes += ring[name].byteLength;
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i]!;
+        bytes += ring[name].byteLength;
+      }
       return bytes;
     },
     arrays: names.map((name) => ({ bytesPerElement: DEAD_FIELDS[name].BYTES_PER_ELEMENT, maxLength: DEAD_CAP })),
