@@ -39,7 +39,9 @@ export function loadState(w: World, s: SandboxSnapshot): boolean {
   for (let i = 0; i < RESERVES.length; i++) if (!RESERVES[i]!(data, w)) return false;
   for (let i = 0; i < LOADS.length; i++) {
     const { key, load } = LOADS[i]!;
-    setValue(w, key, load(data, valueOf(w, key), w));
+    const old = valueOf(w, key);
+    const next = load(data, old, w);
+    if (next !== old) setValue(w, key, next);
   }
   return true;
 }
