@@ -8,7 +8,6 @@ import { parseArgs } from 'node:util';
 import { answerFile, load, startBridgeProcess, startServer, type BridgeProcess, type BridgeStatsReply, type LoadResult } from './lib/processes.ts';
 import { formatTable, mergeReport, writeReport, type Row } from './lib/report.ts';
 import { auth, cmdBody, configDir, FPS, jsonAuth } from './lib/requests.ts';
-import { meets, REQUEST_PATH_TARGETS, throughputTarget } from './lib/targets.ts';
 import { embed } from './scenarios/embed.ts';
 import { eventsScenario } from './scenarios/events.ts';
 import { mainLoopScenario } from './scenarios/main-loop.ts';
@@ -96,6 +95,10 @@ async function references(): Promise<References> {
   return { honoGet, honoPost, honoCapabilities };
 }
 
+// These single runs, minutes apart from their references, swing with the machine: the request
+// path's targets are judged by CPU time in the main-loop rows' alternating rounds.
+const JUDGED_IN_MAIN_LOOP = 'targets judged in the main-loop rows (by CPU time, alternating rounds)';
+
 async function throughput(ref: References) {
   const bridge = await startBridgeProcess({ configDir: configDir() });
   await bridge.request('gc');
@@ -134,8 +137,7 @@ async function throughput(ref: References) {
     p50: caps.p50,
     p99: caps.p99,
     ratio: caps.rps / ref.honoCapabilities.rps,
-    target: '≥ 0.9× hono, same bytes',
-    ok: caps.rps / ref.honoCapabilities.rps >= 0.9,
+    note: `ratio to bare hono serving the same bytes; ${JUDGED_IN_MAIN_LOOP}`,
   });
   const health = await measure('GET /health', () => sampled(bridge, runs.health(DURATION)));
   rows.push({
@@ -145,9 +147,7 @@ async function throughput(ref: References) {
     p50: health.p50,
     p99: health.p99,
     ratio: health.rps / ref.honoGet.rps,
-    // The CPU share of the target is judged in the main-loop rows, from alternating rounds.
-    target: throughputTarget(REQUEST_PATH_TARGETS.health, false),
-    ok: meets(REQUEST_PATH_TARGETS.health, { throughputRatio: health.rps / ref.honoGet.rps, p99: health.p99 }),
+    note: `ratio to bare hono GET; ${JUDGED_IN_MAIN_LOOP}`,
   });
   const whoami = await measure('POST whoami', () => sampled(bridge, runs.whoami(DURATION)));
   rows.push({
@@ -157,8 +157,7 @@ async function throughput(ref: References) {
     p50: whoami.p50,
     p99: whoami.p99,
     ratio: whoami.rps / ref.honoPost.rps,
-    // No target here: it is against bare hono + piscina, which the main-loop rows run beside it.
-    note: `ratio to bare hono POST; target in the main-loop row: ${throughputTarget(REQUEST_PATH_TARGETS.whoami, true)}`,
+    note: `ratio to bare hono POST; ${JUDGED_IN_MAIN_LOOP}`,
   });
 
   const mixed = await measure('mixed', () => sampled(bridge, runs.mixed(DURATION)));
