@@ -76,6 +76,7 @@ export const SHARED_PROCESS = new Set([
   'test/batch/frames.test.ts',
   'test/batch/sandbox.test.ts',
   'test/bench/report.test.ts',
+  'test/bench/targets.test.ts',
   'test/bridge/end-to-end.test.ts',
   'test/bridge/faults.test.ts',
   'test/bridge/teardown.test.ts',
