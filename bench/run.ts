@@ -391,7 +391,7 @@ if (want('batch')) await scenario('batch', () => batchScenario(rows, raw, DURATI
 if (want('fair')) await scenario('fair', () => fairScenario(rows, raw, Math.max(3, DURATION), quick));
 if (want('hostile-memory')) await scenario('hostile-memory', () => hostileMemoryScenario(rows, raw, quick));
 // At least 3 s: the env's bridge and first world start before the timed loop, which resets as episodes end.
-if (want('pettingzoo')) await scenario('pettingzoo', () => pettingzooScenario(rows, raw, Math.max(3, DURATION)));
+if (want('pettingzoo')) await scenario('pettingzoo', () => pettingzooScenario(rows, raw, Math.max(3, DURATION), quick));
 if (want('research')) await scenario('research', () => researchScenario(rows, raw, quick));
 raw.elapsedS = elapsedS;
 
