@@ -59,13 +59,12 @@ interface References {
   honoCapabilities: LoadResult;
 }
 
-async function references(): Promise<References> {
+/** `bridge`: a fresh bridge, for its /capabilities bytes (the throughput rows then run on it). */
+async function references(bridge: BridgeProcess): Promise<References> {
   const node = await startServer('bare-node.ts');
   const nodeGet = await measure('bare node:http GET', () => load({ url: `${node.url}/health`, connections: 8, duration: DURATION }));
   await node.stop();
-  const bridge = await startBridgeProcess({ configDir: configDir() });
   const file = await answerFile(bridge, '/capabilities');
-  await bridge.stop();
   const hono = await startServer('bare-hono.ts', [file]);
   const honoGet = await measure('bare hono GET', () => load({ url: `${hono.url}/health`, connections: 8, duration: DURATION }));
   const honoCapabilities = await measure('bare hono GET, the same /capabilities bytes', () =>
@@ -99,8 +98,8 @@ async function references(): Promise<References> {
 // path's targets are judged by CPU time in the main-loop rows' alternating rounds.
 const JUDGED_IN_MAIN_LOOP = 'targets judged in the main-loop rows (by CPU time, alternating rounds)';
 
-async function throughput(ref: References) {
-  const bridge = await startBridgeProcess({ configDir: configDir() });
+/** `bridge`: a fresh bridge (it has answered one /capabilities, for the references). */
+async function throughput(ref: References, bridge: BridgeProcess) {
   await bridge.request('gc');
   const idle = await bridge.request<BridgeStatsReply>('stats');
   raw.memoryIdle = idle;
@@ -375,9 +374,17 @@ async function scenario(name: string, run: () => Promise<void>): Promise<void> {
   elapsedS[name] = Math.round((Date.now() - t0) / 100) / 10;
   process.stderr.write(`bench: ${name} took ${elapsedS[name]} s\n`);
 }
-let ref: References | undefined;
-if (want('throughput') || want('references')) await scenario('references', async () => void (ref = await references()));
-if (want('throughput') && ref) await scenario('throughput', () => throughput(ref!));
+if (want('throughput') || want('references')) {
+  // One bridge for both: the references serve its /capabilities bytes, then the throughput rows run on it.
+  let bridge: BridgeProcess | undefined;
+  let ref: References | undefined;
+  await scenario('references', async () => {
+    bridge = await startBridgeProcess({ configDir: configDir() });
+    ref = await references(bridge);
+  });
+  if (want('throughput')) await scenario('throughput', () => throughput(ref!, bridge!));
+  else await bridge!.stop();
+}
 if (want('main-loop')) await scenario('main-loop', () => mainLoopScenario(rows, raw, quick));
 if (want('main-thread')) await scenario('main-thread', mainThread);
 if (want('saturation')) await scenario('saturation', saturation);
