@@ -75,6 +75,7 @@ export const SHARED_PROCESS = new Set([
   'test/batch/batch.test.ts',
   'test/batch/frames.test.ts',
   'test/batch/sandbox.test.ts',
+  'test/bench/python-venv.test.ts',
   'test/bench/report.test.ts',
   'test/bench/targets.test.ts',
   'test/bridge/end-to-end.test.ts',
