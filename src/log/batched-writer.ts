@@ -62,14 +62,27 @@ export class BatchedWriter {
 
   /** Adds a line (pino's stream interface: always true, nothing to wait for). */
   write(line: string): boolean {
+    // 3 bytes at most a UTF-16 unit.
+    return this.#append(line, 'utf8', line.length * 3);
+  }
+
+  /**
+   * Adds a line the caller knows to be ASCII: its characters are its bytes, copied as they are
+   * rather than encoded (the request line, whose only free text is mostly ASCII names).
+   */
+  writeAscii(line: string): boolean {
+    return this.#append(line, 'latin1', line.length);
+  }
+
+  #append(line: string, encoding: 'utf8' | 'latin1', mostBytes: number): boolean {
     if (this.#broken) return true;
     if (this.#timer === null && this.#flushWithinMs > 0) {
       this.#timer = setTimeout(this.#onTimer, this.#flushWithinMs);
       this.#timer.unref();
     }
-    // 3 bytes at most a UTF-16 unit: a line that might not fit gets a bigger buffer first.
-    if (this.#length + line.length * 3 > this.#buffer.length) this.#grow(line.length * 3);
-    this.#length += this.#buffer.write(line, this.#length);
+    // A line that might not fit gets a bigger buffer first.
+    if (this.#length + mostBytes > this.#buffer.length) this.#grow(mostBytes);
+    this.#length += this.#buffer.write(line, this.#length, encoding);
     if (!this.#writing && this.#length >= this.#minLength) this.#writeOut();
     return true;
   }

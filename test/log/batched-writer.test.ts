@@ -168,6 +168,16 @@ t.test('a line longer than the buffer, and characters of every UTF-8 length, are
   t.equal(fd.text(), `${line(0)}${long}{"lone":"\ufffd"}\n`, 'a lone surrogate as U+FFFD, as any UTF-8 write of it');
 });
 
+t.test('writeAscii: an ASCII line as the same bytes as write, in order with the others', async (t) => {
+  const fd = fakeIo({ auto: true });
+  const writer = new BatchedWriter(2, { minLength: 64, io: fd.io });
+  writer.writeAscii(line(0));
+  writer.write('{"agent":"é"}\n');
+  writer.writeAscii(lines(1, 40));
+  await new Promise<void>((resolve) => writer.flush(resolve));
+  t.equal(fd.text(), `${line(0)}{"agent":"é"}\n${lines(1, 40)}`);
+});
+
 t.test('through a real file: 20,000 lines, every one in order', async (t) => {
   const file = join(tempDir('gcb-writer-'), 'log');
   const fdNumber = openSync(file, 'w');
