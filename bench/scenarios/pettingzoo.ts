@@ -33,6 +33,7 @@ interface StepsResult {
 }
 
 const SCENARIO = 'PettingZoo AEC agent steps/s (2 agents, random legal actions, ticks_per_cycle 1, own bridge)';
+
 function run(command: string, args: string[]): string {
   const done = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   if (done.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (exit ${done.status ?? done.signal})`);
