@@ -3,8 +3,8 @@ import { sha256, type Credential } from '../auth/credentials.ts';
 import { ALL_PERMISSIONS, PERMISSIONS, ROLE_MASKS, type RoleName } from '../auth/permissions.ts';
 import type { CommandDef } from '../commands/define.ts';
 import { agentTokens, type AgentEntry, type AgentsConfig } from '../config/agents.ts';
-import { badArgs, errorOf, type BridgeError } from '../errors/bridge-error.ts';
-import { permissionDeniedFailure, turnNotYoursFailure } from '../errors/failures.ts';
+import { badArgs, errorOf } from '../errors/bridge-error.ts';
+import { permissionDeniedFailure, turnNotYoursFailure, type Failure } from '../errors/failures.ts';
 import { LIMITS } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import type { KingdomInfo } from '../shared/game-module.ts';
@@ -241,11 +241,11 @@ export class Session {
   }
 
   /** spec step 4, after the permission check. decisions §4: god bypasses; only gated categories wait. */
-  checkTurn(def: CommandDef, caller: CallerContext): BridgeError | null {
+  checkTurn(def: CommandDef, caller: CallerContext): Failure | null {
     if (!this.#turnBased || !def.turnGated || caller.role === 'god') return null;
     const holder = this.turnHolder;
     if (holder === null || holder === caller.agentId) return null;
-    return errorOf(turnNotYoursFailure(`it is ${holder}'s turn; '${def.name}' waits for your turn (turn_order: ${this.#turnOrderIds().join(' → ')})`));
+    return turnNotYoursFailure(`it is ${holder}'s turn; '${def.name}' waits for your turn (turn_order: ${this.#turnOrderIds().join(' → ')})`);
   }
 
   /** Notes that an agent was seen (session_info's last_seen_utc). It does not keep a turn: see `acted`. */
