@@ -46,6 +46,7 @@ export class CredentialTable {
   }
 
   resolve(token: string | undefined): CallerContext | null {
+    // An empty credential (`Bearer` alone) never matches, not even an entry holding the empty string's digest.
     if (token === undefined || token === '') return null;
     const { entries, scratch, windows, needsDigest } = this.#table;
     const written = scratch.write(token);
@@ -53,10 +54,10 @@ export class CredentialTable {
     let found: CallerContext | null = null;
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i]!;
-      const match = entry.raw
-        ? written === entry.raw.length && timingSafeEqual(windows[i]!, entry.raw)
-        : digest !== null && timingSafeEqual(digest, entry.digest);
-      if (match && found === null) found = entry.caller;
+      // digest!: an entry holding only a digest sets needsDigest. No token matches two entries
+      // (parseAgents refuses a token or digest used twice), so whichever match is kept is the one.
+      const match = entry.raw ? written === entry.raw.length && timingSafeEqual(windows[i]!, entry.raw) : timingSafeEqual(digest!, entry.digest);
+      if (match) found = entry.caller;
     }
     return found;
   }
