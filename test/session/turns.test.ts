@@ -154,3 +154,11 @@ t.test('the turn gate: the holder, gods and ungated commands pass; others get TU
   t.equal(free.s.checkTurn(gated, free.caller('b')), null, 'not turn-based: no gate');
   t.equal(free.s.turnHolder, null);
 });
+
+t.test('a reload that puts the holder at the head of the rotation leaves the turn with it', async (t) => {
+  const { s, events, caller } = start({ turn_based: true, agents: [player('a'), player('b'), player('c')] });
+  callSession(s, 'turn_advance', {}, caller('a')); // b holds
+  s.reload(config({ turn_based: true, turn_order: ['b', 'c', 'a'], agents: [player('a'), player('b'), player('c')] }));
+  t.equal(s.turnHolder, 'b');
+  t.equal(events.length, 1, 'no turn_changed but the advance');
+});
