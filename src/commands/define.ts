@@ -1,7 +1,7 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import type { PermissionRule } from '../auth/permissions.ts';
-import type { BridgeError, Failure, Outcome } from '../errors/bridge-error.ts';
+import type { Failure, Outcome } from '../errors/bridge-error.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import type { FrameJobs, WorldClock } from '../shared/frame.ts';
@@ -45,7 +45,7 @@ export interface CheckContext {
     unknownCommand(name: string): Failure;
   };
   /** spec step 4: the turn check for `def` as the session stands at this moment. */
-  checkTurn(def: CommandDef, caller: CallerContext): BridgeError | null;
+  checkTurn(def: CommandDef, caller: CallerContext): Failure | null;
 }
 
 /** What a pool handler gets, on a pool thread. */

@@ -2,6 +2,7 @@ import { mkdirSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { generateToken } from '../../src/auth/token-strength.ts';
+import { createAjv } from '../../src/config/ajv.ts';
 import { ConfigError, loadConfig } from '../../src/config/load.ts';
 import { tempDir } from '../helpers/bridge.ts';
 import { canListOpenFiles, openFilesUnder } from '../helpers/open-files.ts';
@@ -217,4 +218,11 @@ t.test('creating bridge.toml leaves no file descriptor open on it', { skip: !can
   const dir = tempDir();
   loadConfig(dir);
   t.same(openFilesUnder(dir), []);
+});
+
+t.test('a schema keyword Ajv does not know never stops the bridge: its Ajv is not strict', async (t) => {
+  // TypeBox passes a schema's options through as keywords.
+  const validate = createAjv().compile({ type: 'object', properties: { name: { type: 'string', 'x-shown-as': 'a name' } } });
+  t.equal(validate({ name: 'a' }), true);
+  t.equal(validate({ name: 1 }), false, 'and the known keywords still apply');
 });

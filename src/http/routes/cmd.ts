@@ -8,7 +8,7 @@ import type { CheckContext, CommandDef } from '../../commands/define.ts';
 import type { CommandRegistry } from '../../commands/registry.ts';
 import type { Execution } from '../../dispatch/execute.ts';
 import type { Releasable } from '../../dispatch/pool.ts';
-import { badArgs, failureOf, failureOrNull, toFailure, type BridgeError } from '../../errors/bridge-error.ts';
+import { badArgs, failureOf, toFailure, type BridgeError } from '../../errors/bridge-error.ts';
 import { DEFAULT_TIMINGS, LIMITS } from '../../limits.ts';
 import { badArgsFailure, disabledFailure } from '../../errors/failures.ts';
 import { keyProblem } from '../../idempotency/key.ts';
@@ -101,9 +101,7 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     try {
       // spec step 4: permission, then turn, both before any game-state work, then the command's own.
       const refused =
-        permissionFailure(name, def.permission, caller) ??
-        failureOrNull(deps.session.checkTurn(def, caller)) ??
-        def.checkAccess?.(args as never, caller, checks);
+        permissionFailure(name, def.permission, caller) ?? deps.session.checkTurn(def, caller) ?? def.checkAccess?.(args as never, caller, checks);
       if (refused) return fail(c, refused, name, args);
       const run = await deps.execute(def, args, caller, permit);
       if (run.place) c.set('place', run.place);
