@@ -3,7 +3,8 @@
 // it was recorded is replayed with the ticks it ran, so every hash lands on its tick; a record whose
 // rewinds would step past --max-ticks is stopped before it does; every refusal of the file reaches
 // no bridge at all (exit 5); a step that runs nothing ends the replay; an interrupt ends it (130).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
@@ -198,6 +199,29 @@ t.test('every refusal of the file reaches no bridge: exit 5 in one line', async 
     maxTicks: 10_000,
   });
   t.equal(allowed.code, 0, 'exactly --max-ticks is allowed');
+});
+
+t.test('a file that is no record is refused unread: a FIFO (never waited on), a folder, one larger than a record stops at', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gcb-replay-files-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const fifo = join(dir, 'fifo.jsonl');
+  execFileSync('mkfifo', [fifo]);
+  mkdirSync(join(dir, 'folder.jsonl'));
+  const huge = join(dir, 'huge.jsonl');
+  writeFileSync(huge, '');
+  truncateSync(huge, 256 * 1024 * 1024 + 1); // sparse: no disk used
+  for (const [file, message] of [
+    [fifo, /fifo\.jsonl: is not a regular file/],
+    [join(dir, 'folder.jsonl'), /folder\.jsonl: is not a regular file/],
+    [huge, /huge\.jsonl: is 268435457 bytes, above the 268435456 a record stops at/],
+    [join(dir, 'missing.jsonl'), /missing\.jsonl: no such file/],
+  ] as const) {
+    const fake = fakeBridge();
+    const run = await replayed(file, fake.client);
+    t.equal(run.code, 5, file);
+    t.match(run.err, message);
+    t.same(fake.requests, []);
+  }
 });
 
 t.test('a step that answers no tick run ends the replay instead of asking for ever', async (t) => {
