@@ -85,13 +85,13 @@ export class TransferGate {
   }
 
   /**
-   * The agent's turn to read a body of `bytes` (its Content-Length; undefined or NaN: unknown). A
+   * The agent's turn to read a body of `bytes` (its Content-Length; NaN when unknown). A
    * small body of an agent within its rate: null at once, charged. Otherwise a promise: of null for
    * a small body once it may go (charged then), or, for a large one, of its release once the
    * agent's earlier large bodies are done and it may go; the caller releases it with the bytes read.
    */
-  enter(agentId: string, bytes: number | undefined): null | Promise<BodyTurnRelease | null> {
-    const known = bytes !== undefined && bytes >= 0;
+  enter(agentId: string, bytes: number): null | Promise<BodyTurnRelease | null> {
+    const known = bytes >= 0;
     const large = !known || bytes > LIMITS.largeBodyBytes;
     const agent = this.#agent(agentId);
     if (!large && agent.queue.length === 0 && agent.reading !== 'unknown') {
@@ -162,7 +162,7 @@ export class TransferGate {
       waiter.admit((bytesRead) => {
         if (released) return;
         released = true;
-        if (bytesRead > charged) agent.untimed += bytesRead - charged;
+        agent.untimed += Math.max(0, bytesRead - charged);
         agent.reading = 'none';
         this.#pump(agent);
       });

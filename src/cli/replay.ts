@@ -133,7 +133,7 @@ async function replay(episode: Episode, world: ReplayWorld, record: string | und
 }
 
 /** The replaying bridge's world as the replay knows it: the tick, the commands still running, the ticks stepped. */
-export class ReplayWorld {
+class ReplayWorld {
   readonly client: BridgeClient;
   /** Every request carries the replay's signal: an interrupt ends the one waiting. */
   readonly requestOptions: RequestOptions;
@@ -148,11 +148,6 @@ export class ReplayWorld {
     this.client = client;
     this.#maxTicks = options.maxTicks;
     this.requestOptions = options.signal ? { signal: options.signal } : {};
-  }
-
-  /** Ticks stepped so far, the recorded steps' and the replay's own. */
-  get stepped(): number {
-    return this.#stepped;
   }
 
   async makeStartWorld(episode: Episode): Promise<void> {

@@ -20,13 +20,17 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 function testClock() {
   let now = 0;
   const sleepers: { until: number; wake: () => void }[] = [];
-  const clock: GateClock & { advance(ms: number): Promise<void>; slept: number[]; reads: number } = {
+  const clock: GateClock & { advance(ms: number): Promise<void>; late(ms: number): void; slept: number[]; reads: number } = {
     slept: [],
     reads: 0,
     now: () => (clock.reads++, now),
     sleep(ms) {
       clock.slept.push(ms);
       return new Promise((wake) => sleepers.push({ until: now + ms, wake }));
+    },
+    /** Time passes and no sleeper wakes yet: a timer late on a busy loop. */
+    late(ms) {
+      now += ms;
     },
     async advance(ms) {
       now += ms;
@@ -41,7 +45,7 @@ function testClock() {
 }
 
 /** A body's turn, noted in `order` under `name` when it comes. */
-function entered(gate: TransferGate, agentId: string, bytes: number | undefined, order: string[], name: string): Promise<BodyTurnRelease | null> {
+function entered(gate: TransferGate, agentId: string, bytes: number, order: string[], name: string): Promise<BodyTurnRelease | null> {
   const turn = gate.enter(agentId, bytes);
   if (turn === null) {
     order.push(name);
@@ -69,15 +73,17 @@ t.test('a small body within the rate goes at once, with no promise and no timer,
 
 t.test('transfers add up untimed: a body reads the clock once they come to what was left of the allowance', async (t) => {
   const clock = testClock();
+  await clock.advance(1_000);
   const gate = new TransferGate(PACE, clock);
   t.equal(gate.enter('ares', KIB), null);
   t.equal(clock.reads, 1, 'a new agent reads the clock once: 63 ms of the allowance are left');
-  for (let i = 0; i < 63; i++) {
+  for (let i = 0; i < 62; i++) {
     t.equal(gate.enter('ares', 20), null);
     gate.charge('ares', KIB - 20); // its answer
   }
+  t.equal(gate.enter('ares', KIB), null, 'one more body brings them to exactly what was left');
   t.equal(clock.reads, 1, '63 requests and their answers later (63 KiB), no clock read again');
-  t.equal(gate.enter('ares', 20), null, 'the next goes past what was left: it reads the clock, and the rest, exactly 64 ms ahead, lets it in');
+  t.equal(gate.enter('ares', 1), null, 'the next goes past it: it reads the clock, and the rest, exactly 64 ms ahead, lets it in');
   t.equal(clock.reads, 2);
   t.not(gate.enter('ares', 1), null, 'then nothing is left: the next reads the clock and waits');
   t.equal(clock.reads, 4, 'read once to judge it and once more to time its wait');
@@ -140,6 +146,18 @@ t.test('a small body behind a waiting one waits in line, even when it alone woul
   t.same(order, ['first', 'second'], 'and goes once the first byte is paid for');
 });
 
+t.test('a body arriving while a late timer has not yet let the waiting ones in waits behind them', async (t) => {
+  const clock = testClock();
+  const gate = new TransferGate(PACE, clock);
+  const order: string[] = [];
+  gate.charge('ares', 100 * KIB);
+  const first = entered(gate, 'ares', 1, order, 'first');
+  clock.late(100); // the rest is over, but the sleep has not woken the first yet
+  const second = entered(gate, 'ares', 1, order, 'second');
+  await Promise.all([first, second]);
+  t.same(order, ['first', 'second'], 'the second did not go past the first');
+});
+
 t.test('over any stretch of time, bodies of any sizes move at most the rate, the allowance and one body', async (t) => {
   const clock = testClock();
   const gate = new TransferGate(PACE, clock);
@@ -167,7 +185,7 @@ t.test('over any stretch of time, bodies of any sizes move at most the rate, the
     for (let i = 0; i < 5; i++) {
       const bytes = Math.max(1, Math.floor(random() ** 3 * largest));
       if (random() < 0.3) gate.charge('ares', Math.floor(random() * 100 * KIB)); // an answer
-      const turn = gate.enter('ares', random() < 0.2 ? undefined : bytes);
+      const turn = gate.enter('ares', random() < 0.2 ? Number.NaN : bytes);
       if (turn === null) admit(bytes)(null);
       else pending.push(turn.then(admit(bytes)));
     }
@@ -195,7 +213,7 @@ t.test('while a body of unknown length is read, nothing else of its agent is let
   const clock = testClock();
   const gate = new TransferGate(PACE, clock);
   const order: string[] = [];
-  const chunked = (await entered(gate, 'ares', undefined, order, 'chunked'))!;
+  const chunked = (await entered(gate, 'ares', Number.NaN, order, 'chunked'))!;
   const small = entered(gate, 'ares', 1, order, 'small');
   t.not(gate.enter('ares', 1), null, 'a small body waits while it is read');
   await tick();
@@ -215,7 +233,7 @@ t.test('large bodies are read one at a time per agent, in order; small ones and 
   const gate = new TransferGate(0);
   const order: string[] = [];
   const first = (await entered(gate, 'ares', 100 * KIB, order, 'ares 1'))!;
-  const second = entered(gate, 'ares', undefined, order, 'ares 2');
+  const second = entered(gate, 'ares', Number.NaN, order, 'ares 2');
   const third = entered(gate, 'ares', Number.NaN, order, 'ares 3');
   const small = entered(gate, 'ares', 10, order, 'ares small');
   const other = (await entered(gate, 'athena', 100 * KIB, order, 'athena'))!;
@@ -242,7 +260,7 @@ t.test('a large body is charged its length when let in; a release charges only w
   t.equal(gate.restMs('ares'), 100, 'charged on entry, before it is read');
   release(40 * KIB);
   t.equal(gate.restMs('ares'), 100, 'a body cut short gives nothing back');
-  const unknown = (await gate.enter('athena', undefined))!;
+  const unknown = (await gate.enter('athena', Number.NaN))!;
   t.equal(gate.restMs('athena'), 0, 'a body of unknown length is charged once read');
   unknown(30 * KIB);
   t.equal(gate.restMs('athena'), 30);

@@ -137,9 +137,8 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
 
 /** The body read and parsed; decisions §13 and §15: paced with all of the agent's transfers. */
 async function readBody(c: AppContext, transfers: TransferGate): Promise<CommandRequest | BridgeError> {
-  // A body of unknown length (chunked) is charged once read.
-  const length = header(c, 'content-length');
-  const turn = transfers.enter(c.get('caller').agentId, length === undefined ? undefined : Number(length));
+  // A body of unknown length (chunked, NaN here) is charged once read.
+  const turn = transfers.enter(c.get('caller').agentId, Number(header(c, 'content-length')));
   const release = turn === null ? null : await turn;
   let bytesRead = 0;
   try {
