@@ -95,7 +95,7 @@ export function ticksInAll({ header, entries, end }: Episode): number {
   let total = header.tick;
   let tick = header.tick;
   const reach = (lineTick: number) => {
-    if (lineTick > tick) total += lineTick - tick;
+    total += Math.max(0, lineTick - tick);
     tick = lineTick;
   };
   for (const entry of entries) {
@@ -113,5 +113,5 @@ export function ticksInAll({ header, entries, end }: Episode): number {
 /** The ticks a step line asks for (0 when its args name none: the bridge refuses it). */
 export function stepTicks(line: EpisodeCommand): number {
   const ticks = (line.args as { ticks?: unknown } | null)?.ticks;
-  return typeof ticks === 'number' && ticks > 0 ? ticks : 0;
+  return typeof ticks === 'number' ? Math.max(0, ticks) : 0;
 }

@@ -56,6 +56,12 @@ t.test('a batch may read too; its other items are judged as if they came alone',
   t.equal(replayRefusal(batch([{ name: 'get_world_state' }, { name: 'list_actors' }, { name: 'spawn', args: {} }, { name: 'pause' }]), 10), null);
   t.match(replayRefusal(batch([{ name: 'spawn' }, { name: 'send_message' }]), 10), /^line 2: batch's commands\[1\] runs send_message, which no record holds/);
   t.equal(replayRefusal(batch('not a list'), 10), null, 'a batch of no list is left to the bridge, which refuses it');
+  t.equal(replayRefusal(episode([{ tick: 0, name: 'batch', args: null }]), 10), null, 'and one with no args');
+  t.equal(
+    replayRefusal(episode([{ tick: 0, name: 'spawn', args: { commands: [{ name: 'save_world' }] } }]), 10),
+    null,
+    'only a batch has items: another command’s args named commands are only args',
+  );
   t.equal(replayRefusal(batch([null, 3, { name: 7 }]), 10), null, 'and so are items with no name');
 });
 
@@ -88,6 +94,7 @@ t.test('ticks in all: the header tick, each step, every line ahead of where the 
       episode(
         [
           { tick: 0, name: 'step', args: { ticks: 'many' } },
+          { tick: 0, name: 'step', args: { ticks: '5' } },
           { tick: 0, name: 'step', args: { ticks: -5 } },
           { tick: 0, name: 'step', args: null },
         ],
@@ -97,6 +104,21 @@ t.test('ticks in all: the header tick, each step, every line ahead of where the 
     ),
     0,
     'a step that names no ticks runs none (the bridge refuses it)',
+  );
+  t.equal(
+    ticksInAll(
+      episode(
+        [
+          { tick: 0, name: 'step', args: { ticks: 100 } },
+          { tick: 0, name: 'step', args: { ticks: 100 } },
+          { tick: 0, name: 'spawn', args: { ticks: 50 } },
+        ],
+        {},
+        0,
+      ),
+    ),
+    200,
+    'steps with no hash line after them count all the same, and only steps count their ticks',
   );
   t.equal(replayRefusal(episode([{ tick: 0, name: 'step', args: { ticks: 100 } }], {}, 100), 100), null, 'exactly the bound is allowed');
   t.match(
@@ -115,5 +137,10 @@ t.test("the header's start world: generate_world's args, or why there is none", 
   t.match(startWorldArgs(episode([], { width: null })), /names no seed and size/);
   t.match(startWorldArgs(episode([], { height: null })), /names no seed and size/);
   t.equal(replayRefusal(episode([], { tick: 1_000_000 }, 1_000_000), 10_000_000), null, 'a header at tick 1,000,000 is allowed');
+  t.match(
+    replayRefusal(episode([], { seed: -1 }), 10),
+    /^the header's seed -1 is not one generate_world takes/,
+    'a start world that cannot be made refuses the record',
+  );
   t.match(replayRefusal(episode([], { tick: 1_000_001 }, 1_000_001), 10_000_000), /^the header's tick 1000001 is above 1000000/);
 });
