@@ -15,6 +15,7 @@ import { metricsScenario } from './scenarios/metrics.ts';
 import { batchScenario } from './scenarios/batch.ts';
 import { fairScenario } from './scenarios/fair.ts';
 import { hostileMemoryScenario } from './scenarios/hostile-memory.ts';
+import { transferFloodScenario } from './scenarios/transfer-flood.ts';
 import { pettingzooScenario } from './scenarios/pettingzoo.ts';
 import { researchScenario } from './scenarios/research.ts';
 
@@ -397,6 +398,7 @@ if (want('batch')) await scenario('batch', () => batchScenario(rows, raw, DURATI
 // At least 3 s: the polite agent runs inside the greedy window, 1 s clear of each end.
 if (want('fair')) await scenario('fair', () => fairScenario(rows, raw, Math.max(3, DURATION), quick));
 if (want('hostile-memory')) await scenario('hostile-memory', () => hostileMemoryScenario(rows, raw, quick));
+if (want('transfer-flood')) await scenario('transfer-flood', () => transferFloodScenario(rows, raw, quick));
 // At least 3 s: the env's bridge and first world start before the timed loop, which resets as episodes end.
 if (want('pettingzoo')) await scenario('pettingzoo', () => pettingzooScenario(rows, raw, Math.max(3, DURATION), quick));
 if (want('research')) await scenario('research', () => researchScenario(rows, raw, quick));

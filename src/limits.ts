@@ -149,6 +149,12 @@ export const LIMITS = Object.freeze({
   recordMaxBytes: 256 * 1024 * 1024,
   /** decisions §12: under realtime, a record's hash line after the first frame past every this many ticks. */
   recordRealtimeHashTicks: 60,
+  /** decisions §15: `gcb replay` refuses a record whose header is past this tick (the start world alone would step for hours). */
+  replayHeaderTickMax: 1_000_000,
+  /** decisions §15: `gcb replay --max-ticks` default: the ticks a replay may step in all. */
+  replayMaxTicksDefault: 10_000_000,
+  /** decisions §15: how deep a record's args may nest (no command's args come near it). */
+  recordArgsMaxDepth: 32,
   /** decisions §12: a lockstep game thread with nothing queued wakes this often anyway (every Atomics wait has a timeout). */
   lockstepIdleWaitMs: 1_000,
   /** decisions §10: the longest a request's log line waits before it is written. */

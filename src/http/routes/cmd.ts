@@ -8,8 +8,8 @@ import type { CheckContext, CommandDef } from '../../commands/define.ts';
 import type { CommandRegistry } from '../../commands/registry.ts';
 import type { Execution } from '../../dispatch/execute.ts';
 import type { Releasable } from '../../dispatch/pool.ts';
-import { badArgs, failureOf, toFailure, type BridgeError } from '../../errors/bridge-error.ts';
-import { DEFAULT_TIMINGS, LIMITS } from '../../limits.ts';
+import { badArgs, failureOf, failureOrNull, toFailure, type BridgeError } from '../../errors/bridge-error.ts';
+import { DEFAULT_TIMINGS } from '../../limits.ts';
 import { badArgsFailure, disabledFailure } from '../../errors/failures.ts';
 import { keyProblem } from '../../idempotency/key.ts';
 import type { IdempotencyStore } from '../../idempotency/store.ts';
@@ -117,8 +117,8 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
         return fail(c, traced(trace, toFailure(err)), name, args);
       }
       if (trace) trace.body = body;
-      // decisions §13: a large answer is paced like a large body.
-      if (body.length > LIMITS.largeBodyBytes) transfers.charge(caller.agentId, body.length);
+      // decisions §13 and §15: an answer is paced like a body, whatever its size.
+      transfers.charge(caller.agentId, body.length);
       // decisions §11: only an answer of 200 that did the turn's work keeps it (by default, a gated command's).
       if (def.keepsTurn ? def.keepsTurn(args as never, run.outcome.value as never, checks) : def.turnGated) deps.session.acted(caller);
       return send(c, 200, body);
@@ -133,11 +133,10 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
   return new Hono<Env>().post('/cmd', cmd);
 }
 
-/** The body read and parsed; decisions §13: paced by the agent's large transfers. */
+/** The body read and parsed; decisions §13 and §15: paced with all of the agent's transfers. */
 async function readBody(c: AppContext, transfers: TransferGate): Promise<CommandRequest | BridgeError> {
-  // A body of unknown length (chunked) counts as large.
-  const large = !(Number(header(c, 'content-length')) <= LIMITS.largeBodyBytes);
-  const turn = transfers.enter(c.get('caller').agentId, large);
+  // A body of unknown length (chunked, NaN here) is charged once read.
+  const turn = transfers.enter(c.get('caller').agentId, Number(header(c, 'content-length')));
   const release = turn === null ? null : await turn;
   let bytesRead = 0;
   try {
