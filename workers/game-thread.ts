@@ -77,6 +77,8 @@ async function main(): Promise<void> {
   }
   await stopped;
   drainer.jobs.cancelAll();
+  // Last writes (a record's lines still on their way to its file), as long as the bridge waits.
+  await drainer.clock.close();
   post({ type: 'stopped' });
 }
 

@@ -44,7 +44,7 @@ t.test('queued on the game thread behind a long step', async (t) => {
     const before = await tick();
     const answer = b.cmd('step', { ticks: 400 });
     await until(() => b.bridge.stats().dispatcherPending === 1, 10_000, 'the step to be queued');
-    for (let now = before; now === before; ) now = await tick();
+    for (let now = before; now === before;) now = await tick();
     return { answer };
   };
 
