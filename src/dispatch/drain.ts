@@ -251,7 +251,7 @@ const NO_COMMANDS: ReadonlySet<string> = new Set();
 /**
  * The port's queue, with the entries taken off the port ahead of their turn in front of it, in
  * order: the one a full frame held over, and those a step looked at to see who waits (decisions §15).
- * kQueued counts what is still on the port.
+ * kQueued counts both, what is on the port and what waits here: every entry not yet drained.
  */
 type Inbox = ReturnType<typeof createInbox>;
 
@@ -261,26 +261,26 @@ function createInbox(port: MessagePort, control: Int32Array, entries: Int32Array
   /** othersWaiting: the agent it last answered for, and the first entry of `ahead` it has not looked at. */
   let lookedFor = '';
   let lookedUpTo = 0;
-  const take = (): ActionMessage | undefined => {
-    const received = receiveMessageOnPort(port);
-    if (received === undefined) return undefined;
-    Atomics.sub(control, kQueued, 1);
-    return received.message as ActionMessage;
-  };
+  const receive = (): ActionMessage | undefined => receiveMessageOnPort(port)?.message as ActionMessage | undefined;
   return {
     next(): ActionMessage | undefined {
-      if (head === ahead.length) return take();
-      const action = ahead[head]!;
-      ahead[head++] = undefined;
-      if (head === ahead.length) {
-        ahead = [];
-        head = 0;
-        lookedUpTo = 0;
+      let action: ActionMessage | undefined;
+      if (head === ahead.length) action = receive();
+      else {
+        action = ahead[head];
+        ahead[head++] = undefined;
+        if (head === ahead.length) {
+          ahead = [];
+          head = 0;
+          lookedUpTo = 0;
+        }
       }
+      if (action !== undefined) Atomics.sub(control, kQueued, 1);
       return action;
     },
-    /** The entry just taken goes back to the front: it runs first next time. */
+    /** The entry just taken goes back to the front, not drained: it runs first next time. */
     holdOver(action: ActionMessage): void {
+      Atomics.add(control, kQueued, 1);
       if (head > 0) ahead[--head] = action;
       else {
         ahead.unshift(action);
@@ -296,7 +296,8 @@ function createInbox(port: MessagePort, control: Int32Array, entries: Int32Array
      * be looked at; each entry is looked at once for the same agent.
      */
     othersWaiting(agentId: string): boolean {
-      if (Atomics.load(control, kQueued) > 0) for (let action = take(); action !== undefined; action = take()) ahead.push(action);
+      // More queued than waits here: the rest is on the port (or about to be: the main loop counts before it posts).
+      if (Atomics.load(control, kQueued) > ahead.length - head) for (let action = receive(); action !== undefined; action = receive()) ahead.push(action);
       // What is behind the head has left; another agent's question starts the look again.
       if (agentId !== lookedFor || lookedUpTo < head) {
         lookedFor = agentId;

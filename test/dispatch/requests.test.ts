@@ -188,7 +188,16 @@ t.test('a client gone after its entry started changes nothing: a started command
 
 t.test('othersWaiting: true for a queued entry of another agent only; what it takes off the port runs next, in order', async (t) => {
   const seen: boolean[] = [];
-  const s = setup(t, { look: (env) => seen.push(env.othersWaiting()), other: () => 'other', internal: () => 'internal' });
+  const queued: Array<[number, number]> = [];
+  const s = setup(t, {
+    look: (env) => {
+      const before = Atomics.load(s.shared.control, kQueued);
+      seen.push(env.othersWaiting());
+      queued.push([before, Atomics.load(s.shared.control, kQueued)]);
+    },
+    other: () => 'other',
+    internal: () => 'internal',
+  });
   const run = (agent: string, name: string) => s.queue.submit(name, 'run', {}, as(agent));
 
   // Alone, and with only the caller's own entries behind it.
@@ -203,6 +212,14 @@ t.test('othersWaiting: true for a queued entry of another agent only; what it ta
   await Promise.all(mixed);
   t.same(seen, [false, true]);
   t.same(s.ran, ['look', 'other', 'look', 'other', 'other', 'other'], 'the entries it looked at ran next, in their order');
+  t.same(
+    queued,
+    [
+      [1, 1],
+      [3, 3],
+    ],
+    'what it took off the port still counts as queued (gcb_queue_depth) until it is drained',
+  );
   t.equal(Atomics.load(s.shared.control, kQueued), 0);
 
   // The bridge's own call, and another agent's entry already expired, do not count.
