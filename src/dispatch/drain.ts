@@ -256,58 +256,33 @@ const NO_COMMANDS: ReadonlySet<string> = new Set();
 type Inbox = ReturnType<typeof createInbox>;
 
 function createInbox(port: MessagePort, control: Int32Array, entries: Int32Array, bridgeCommands: ReadonlySet<string>) {
-  let ahead: Array<ActionMessage | undefined> = [];
-  let head = 0;
-  /** othersWaiting: the agent it last answered for, and the first entry of `ahead` it has not looked at. */
-  let lookedFor = '';
-  let lookedUpTo = 0;
+  const ahead: ActionMessage[] = [];
   const receive = (): ActionMessage | undefined => receiveMessageOnPort(port)?.message as ActionMessage | undefined;
   return {
     next(): ActionMessage | undefined {
-      let action: ActionMessage | undefined;
-      if (head === ahead.length) action = receive();
-      else {
-        action = ahead[head];
-        ahead[head++] = undefined;
-        if (head === ahead.length) {
-          ahead = [];
-          head = 0;
-          lookedUpTo = 0;
-        }
-      }
+      const action = ahead.length > 0 ? ahead.shift() : receive();
       if (action !== undefined) Atomics.sub(control, kQueued, 1);
       return action;
     },
     /** The entry just taken goes back to the front, not drained: it runs first next time. */
     holdOver(action: ActionMessage): void {
       Atomics.add(control, kQueued, 1);
-      if (head > 0) ahead[--head] = action;
-      else {
-        ahead.unshift(action);
-        lookedUpTo = 0;
-      }
+      ahead.unshift(action);
     },
     get holding(): boolean {
-      return head < ahead.length;
+      return ahead.length > 0;
     },
     /**
      * decisions §15: whether an entry of an agent other than `agentId` waits, still queued (not
-     * expired, not dropped for a client gone). What is on the port is taken off it, in order, to
-     * be looked at; each entry is looked at once for the same agent.
+     * expired, not dropped for a client gone). What is on the port is taken off it, in order, to be
+     * looked at. The entries here are few: each holds an admission slot, or has expired.
      */
     othersWaiting(agentId: string): boolean {
       // More queued than waits here: the rest is on the port (or about to be: the main loop counts before it posts).
-      if (Atomics.load(control, kQueued) > ahead.length - head) for (let action = receive(); action !== undefined; action = receive()) ahead.push(action);
-      // What is behind the head has left; another agent's question starts the look again.
-      if (agentId !== lookedFor || lookedUpTo < head) {
-        lookedFor = agentId;
-        lookedUpTo = head;
-      }
-      for (; lookedUpTo < ahead.length; lookedUpTo++) {
-        const action = ahead[lookedUpTo]!;
-        if (action.caller.agentId !== agentId && !bridgeCommands.has(action.command) && Atomics.load(entries, action.cell) === ENTRY_QUEUED) return true;
-      }
-      return false;
+      if (Atomics.load(control, kQueued) > ahead.length) for (let action = receive(); action !== undefined; action = receive()) ahead.push(action);
+      return ahead.some(
+        (action) => action.caller.agentId !== agentId && !bridgeCommands.has(action.command) && Atomics.load(entries, action.cell) === ENTRY_QUEUED,
+      );
     },
   };
 }

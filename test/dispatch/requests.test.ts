@@ -54,7 +54,7 @@ function setup(t: Test, steps: Record<string, Step>, timings: Partial<Timings> =
     port2.close();
   });
   const progressPosted = () => posted.filter((m) => 'kind' in m && m.kind === 'progress').length;
-  return { queue, drainer, shared, clock, ran, progressPosted };
+  return { queue, drainer, shared, clock, ran, progressPosted, gamePort: port2 };
 }
 
 t.test('progress: the first report at once, then one per 100 ms of the game thread; the sink hears them until the answer', async (t) => {
@@ -141,11 +141,30 @@ t.test('progress: a report that comes after the answer (the backstop answered fi
   t.equal(first.outcome.ok ? null : first.outcome.code, 'MAIN_THREAD_TIMEOUT', 'the backstop answered');
   s.clock.now += 200;
   later.progress(2, 3);
-  await sleep(5);
   t.equal(s.progressPosted(), 2, 'the game thread posted it');
-  t.same(heard, [1], 'the main loop dropped it: none after the answer');
   finish('ended');
+  // The run's end follows the report on the same port: once it has settled, the report was handled.
   await first.settled;
+  t.same(heard, [1], 'the main loop dropped it: none after the answer');
+});
+
+t.test('progress: a report for no entry, for an earlier entry of the cell, or for an entry without a sink reaches no one', async (t) => {
+  const release: Array<() => void> = [];
+  const s = setup(t, { hold: () => new Promise<void>((resolve) => release.push(resolve)) });
+  const heard: number[] = [];
+  const report = { done: 1, total: 1, tick: 0, at: 0 };
+  const answers = [s.queue.submit('hold', 'run', {}, as('a'), 1, (r) => heard.push(r.done)), s.queue.submit('hold', 'run', {}, as('a'))];
+  await turn();
+  s.drainer.drainFrame();
+  // Cells are handed out from 0 and ids from 1: the entries are (cell 0, id 1) and (cell 1, id 2).
+  s.gamePort.postMessage({ kind: 'progress', cell: 7, id: 3, report });
+  s.gamePort.postMessage({ kind: 'progress', cell: 0, id: 99, report });
+  s.gamePort.postMessage({ kind: 'progress', cell: 1, id: 2, report });
+  s.gamePort.postMessage({ kind: 'progress', cell: 0, id: 1, report: { ...report, done: 5 } });
+  await sleep(20);
+  t.same(heard, [5], "only the entry's own report reached its sink");
+  for (const done of release) done();
+  await Promise.all(answers);
 });
 
 t.test('a client gone before its entry started: expired, never run, answered BUSY; its cell comes back once the game thread skips it', async (t) => {
@@ -157,6 +176,10 @@ t.test('a client gone before its entry started: expired, never run, answered BUS
   client.destroyed = true;
   const answered = await answer;
   t.same(answered.outcome, { ok: false, code: 'BUSY', message: DEPARTED_MESSAGE });
+  t.match(
+    DEPARTED_MESSAGE,
+    /^the client closed its connection before the command started, so it was taken off the queue and never ran; nothing reached the world/,
+  );
   t.equal(Atomics.load(s.shared.entries, 0), ENTRY_EXPIRED, 'expired, as a late entry is');
   t.equal(s.queue.pending, 1, 'its cell is held until the game thread has let go of it');
   s.drainer.drainFrame();
