@@ -18,6 +18,7 @@ import { hostileMemoryScenario } from './scenarios/hostile-memory.ts';
 import { transferFloodScenario } from './scenarios/transfer-flood.ts';
 import { pettingzooScenario } from './scenarios/pettingzoo.ts';
 import { researchScenario } from './scenarios/research.ts';
+import { stepFairnessScenario } from './scenarios/step-fairness.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
 // --quick: every row, from shorter runs (1 s, as short as a run on a fresh bridge with no warm-up
@@ -402,6 +403,7 @@ if (want('transfer-flood')) await scenario('transfer-flood', () => transferFlood
 // At least 3 s: the env's bridge and first world start before the timed loop, which resets as episodes end.
 if (want('pettingzoo')) await scenario('pettingzoo', () => pettingzooScenario(rows, raw, Math.max(3, DURATION), quick));
 if (want('research')) await scenario('research', () => researchScenario(rows, raw, quick));
+if (want('step-fairness')) await scenario('step-fairness', () => stepFairnessScenario(rows, raw, Math.max(3, DURATION), quick));
 raw.elapsedS = elapsedS;
 
 const machine = {

@@ -12,6 +12,11 @@ export interface Timings {
   pulsedRunBudgetMs: number;
   /** decisions §12: a step stops after the tick in progress once it has run this long. */
   stepBudgetMs: number;
+  /**
+   * decisions §15: `[Game] step_slice_ms`. A step that has run this long stops after the tick in
+   * progress while a command of another agent waits (stopped "yielded").
+   */
+  stepSliceMs: number;
   /** spec: kill-switch reload interval. */
   killSwitchReloadMs: number;
   /** decisions §1: on close, started actions get this long to finish. */
@@ -30,6 +35,7 @@ export const DEFAULT_TIMINGS: Readonly<Timings> = Object.freeze({
   handlerBackstopMs: 60_000,
   pulsedRunBudgetMs: 25_000,
   stepBudgetMs: 25_000,
+  stepSliceMs: 100,
   killSwitchReloadMs: 2_000,
   shutdownGraceMs: 5_000,
   eventKeepAliveMs: 15_000,
@@ -136,6 +142,20 @@ export const LIMITS = Object.freeze({
    * one at a time (a body of unknown length counts as large), and each large transfer is paced.
    */
   largeBodyBytes: 64 * 1024,
+
+  /** decisions §15: `[Game] step_slice_ms` range (its default is DEFAULT_TIMINGS.stepSliceMs). */
+  stepSliceMsMin: 10,
+  stepSliceMsMax: 25_000,
+  /** decisions §14: a running command's progress reports are at least this far apart (10 a second at most). */
+  progressIntervalMs: 100,
+  /** decisions §14: a Progress-Token's length. */
+  progressTokenMaxLength: 64,
+  /**
+   * decisions §14: how often the main loop looks for clients that closed their connection while
+   * their command waited in the game queue or for a pool thread (then it never runs). A look reads
+   * a flag per waiting request: no listener, so a request that does not wait pays nothing.
+   */
+  departedSweepMs: 50,
 
   /** decisions §12: ticks one step may ask for. */
   stepTicksMin: 1,

@@ -151,7 +151,8 @@ export class BridgeClient {
 
   /**
    * decisions §12: run `ticks` ticks (1..10,000) and answer where the world got to. Under lockstep the
-   * only way the world moves; under realtime only while paused. `stopped: 'deadline'` when it ran fewer.
+   * only way the world moves; under realtime only while paused. `stopped: 'deadline'` (its 25 s) or
+   * `'yielded'` (decisions §15: another agent's command waited) when it ran fewer: step again for the rest.
    */
   async step(ticks: number, options: RequestOptions = {}): Promise<CommandResult<'step'>> {
     return this.call('step', { ticks }, options);

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import toml from 'toml';
 import type { TSchema } from '@sinclair/typebox';
 import { generateToken } from '../auth/token-strength.ts';
-import { LIMITS } from '../limits.ts';
+import { DEFAULT_TIMINGS, LIMITS } from '../limits.ts';
 import { createAjv } from './ajv.ts';
 import type { ClockMode } from '../shared/protocol.ts';
 import { BridgeToml, SECTIONS } from './schema.ts';
@@ -46,6 +46,7 @@ saves_dir = "saves"            # relative to the config dir
 seed = 1234                    # seed of the world generated at startup
 clock = "realtime"             # "realtime", or "lockstep": the world moves only through step (--lockstep)
 max_savepoints = ${LIMITS.maxSavepointsDefault}             # savepoints held in memory at once, ${LIMITS.maxSavepointsMin}..${LIMITS.maxSavepointsMax}
+step_slice_ms = ${DEFAULT_TIMINGS.stepSliceMs}            # a step gives way after this long while another agent's command waits, ${LIMITS.stepSliceMsMin}..${LIMITS.stepSliceMsMax}
 `;
 }
 

@@ -16,6 +16,8 @@ import { EventHub, NO_KINGDOMS, type RecvArgs } from './hub.ts';
 import { watchObjectives, type ObjectiveWatch } from './objectives.ts';
 import { eventsRoutes } from './routes.ts';
 import type { EventBatch } from '../shared/protocol.ts';
+import type { ProgressChannel } from '../shared/progress.ts';
+import { progressChannel } from './progress.ts';
 
 export { EventHub } from './hub.ts';
 
@@ -25,8 +27,10 @@ export interface EventLayer {
   readonly routes: Hono<Env>;
   /** Told of every answer: a `command` audit event per POST /cmd answer but refusals. */
   readonly audit: AnswerObserver;
-  /** Its part of the HTTP app (createApp's entries): GET /events, and the audit of POST /cmd's answers. */
+  /** Its part of the HTTP app (createApp's entries): GET /events, the audit of POST /cmd's answers, and its progress channel. */
   readonly entry: AppEntry;
+  /** decisions §14: where POST /cmd's progress goes: the calling agent's own streams. */
+  readonly progress: ProgressChannel;
   /**
    * The game's declared kinds (its `eventKinds`) and their fog (its `eventFog`): checked, warned
    * about, added. Returns /capabilities event_kinds.
@@ -84,11 +88,13 @@ export function createEvents(options: { history: number; maxStreams: number; mul
   };
 
   const routes = eventsRoutes(hub);
+  const progress = progressChannel((caller, token, command, report) => hub.progress(caller, token, command, report));
   return {
     hub,
     routes,
     audit,
-    entry: { routes, onAnswered: audit },
+    progress,
+    entry: { routes, onAnswered: audit, progress },
     setGameKinds(declared, declaredFog) {
       const { kinds, ignored } = checkDeclaredKinds(declared);
       for (const { kind, reason } of ignored) log.warn({ kind: kind.slice(0, 64) }, `the game's eventKinds entry '${kind.slice(0, 64)}' is ignored: ${reason}`);
