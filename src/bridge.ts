@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { DestinationStream, Logger } from 'pino';
 import { Admission } from './admission/semaphore.ts';
@@ -23,7 +23,7 @@ import { Session } from './session/session.ts';
 import { callSession } from './session/pool-calls.ts';
 import { toFailure } from './errors/bridge-error.ts';
 import type { KingdomInfo } from './shared/game-module.ts';
-import { loadAgents } from './config/agents.ts';
+import { credentialsHeld, loadAgents } from './config/agents.ts';
 import { bridgeInternal } from './commands/internal.ts';
 import { createEvents } from './events/index.ts';
 import { IdempotencyStore } from './idempotency/store.ts';
@@ -171,8 +171,10 @@ interface StartContext {
 async function start(ctx: StartContext, runtime: RuntimeClaim): Promise<BridgeHandle> {
   const { loaded, log, timings } = ctx;
   for (const key of loaded.unknownKeys) log.warn({ config: loaded.path, key }, `bridge.toml: unknown key ${key} ignored`);
-  warnReadableConfig([loaded.path, join(ctx.configDir, 'agents.json')], log);
   const core = await prepareCore(ctx);
+  const configFiles = [{ path: loaded.path, holds: 'the bridge token' }];
+  if (core.agents) configFiles.push({ path: core.agents.path, holds: credentialsHeld(core.agents) });
+  warnReadableConfig(configFiles, log);
   const { config } = loaded;
   // Places kept for parts that start later but close after the parts between (decisions §1): the
   // threads answer what they hold before the last connections are cut, and the game thread stops

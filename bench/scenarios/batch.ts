@@ -1,4 +1,4 @@
-// Batches and idempotency (decisions §8, issue 12), `--only batch`:
+// Batches and idempotency (decisions §8), `--only batch`:
 // - items per second with batches of 32 get_tile at 8 slots and 8 connections, against the model
 //   min(8 × 32, 256) × fps (the frame runs 256 items at most);
 // - the dispatcher's share of frames running 256 spawn items (count 1), handlers excluded;

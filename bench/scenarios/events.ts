@@ -1,4 +1,4 @@
-// Events (decisions §7, issue 11): 16 SSE subscribers at 5,000 events/s, every event delivered,
+// Events (decisions §7): 16 SSE subscribers at 5,000 events/s, every event delivered,
 // p99 from emit to client ≤ 2 frames, main-thread command throughput ≥ 0.95× the frame model while
 // they run; then one subscriber that never reads: closed at its buffer, memory bounded, the others
 // unaffected. Loopback only, bounded in time. The game is test/fixtures/event-game.ts, emitting

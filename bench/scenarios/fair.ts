@@ -1,4 +1,4 @@
-// Fair admission (decisions §10, issue 15): one greedy agent keeps 4× the slots' worth of
+// Fair admission (decisions §10): one greedy agent keeps 4× the slots' worth of
 // get_world_state requests outstanding (autocannon, one request per connection), one polite agent
 // sends one at a time. The polite agent's p50/p99 beside its figure on an idle bridge; the greedy
 // agent's throughput beside the frame model of the slots the polite one leaves. Goals: polite p99

@@ -1,4 +1,4 @@
-// Metrics (decisions §9, issue 13): what the request series cost. The same bridge build runs with
+// Metrics (decisions §9): what the request series cost. The same bridge build runs with
 // metrics on and off (startBridge({ metrics: false })); /health and the frame-model command
 // (get_world_state, 8 connections, 8 slots) are loaded on each in short runs that alternate (off,
 // on, on, off, ...), and the medians are compared: on ≥ 0.97× off. On a shared machine whose load

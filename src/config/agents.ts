@@ -102,6 +102,19 @@ export function agentsPath(configDir: string): string {
   return join(configDir, AGENTS_FILE);
 }
 
+/** What an agents.json holds, in words for the file-mode warning: plain tokens, digests, or both. */
+export function credentialsHeld(config: AgentsConfig): string {
+  let tokens = false;
+  let digests = false;
+  for (const agent of config.agents) {
+    const held = agentTokens(agent);
+    tokens ||= held.tokens.length > 0;
+    digests ||= held.digests.length > 0;
+  }
+  if (tokens && digests) return 'agent tokens and token digests';
+  return tokens ? 'agent tokens' : 'token digests only, no token';
+}
+
 /** An agent's tokens and token digests, each field as a list (decisions §10: a string or 1..4). */
 export function agentTokens(agent: AgentEntry): { tokens: string[]; digests: string[] } {
   const list = (value: string | string[] | undefined) => (value === undefined ? [] : typeof value === 'string' ? [value] : value);

@@ -1,6 +1,7 @@
 // decisions §11: bridge.toml and agents.json hold credentials; readable by the group or by others,
 // they are one warning line at start (the bridge writes bridge.toml 0600 itself; a file copied or
-// edited into place may not be). Only the modes are read here: the files' contents are not.
+// edited into place may not be). Only the modes are read here: what each file holds is told by the
+// caller, which has parsed it.
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Logger } from 'pino';
@@ -22,13 +23,20 @@ export function readableByOthers(paths: readonly string[]): Array<{ file: string
   return found;
 }
 
-/** One warning line naming every such file, or nothing. */
-export function warnReadableConfig(paths: readonly string[], log: Logger): void {
-  const found = readableByOthers(paths);
+/** A config file and what it holds, in words for the warning ("the bridge token", "token digests only"). */
+export interface ConfigFile {
+  path: string;
+  holds: string;
+}
+
+/** One warning line naming every such file, its mode and what it holds, or nothing. */
+export function warnReadableConfig(files: readonly ConfigFile[], log: Logger): void {
+  const found = readableByOthers(files.map(({ path }) => path));
   if (found.length === 0) return;
-  const list = found.map(({ file, mode }) => `${basename(file)} (mode ${mode})`).join(' and ');
+  const holds = new Map(files.map(({ path, holds }) => [path, holds]));
+  const list = found.map(({ file, mode }) => `${basename(file)} (mode ${mode}, holding ${holds.get(file)})`).join(' and ');
   log.warn(
     { files: found.map(({ file }) => file) },
-    `${list} can be read by other users of this machine and ${found.length > 1 ? 'hold' : 'holds'} tokens: chmod 600 ${found.map(({ file }) => file).join(' ')}`,
+    `${list} can be read by other users of this machine: chmod 600 ${found.map(({ file }) => file).join(' ')}`,
   );
 }

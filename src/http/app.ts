@@ -22,8 +22,6 @@ export interface AppEntry {
   routes?: Hono<Env>;
   /** Routes answered before the credential check: only for what holds no data (the viewer's page). */
   openRoutes?: Hono<Env>;
-  /** A middleware in front of another endpoint's route, after the check (it makes that route a chain: hono's compose). */
-  before?: { method: string; path: string; handler: MiddlewareHandler<Env> };
   /**
    * Told of every answer where the log line is written, with no middleware in front of any route
    * (decisions §9 metrics, the `command` audit record of POST /cmd).
@@ -52,22 +50,12 @@ export function createApp(deps: AppDeps, entries: readonly AppEntry[] = []): Hon
   // unknown path count too, with no middleware in front of every route.
   const onAnswered = observeAll([deps.onAnswered, ...all.map((entry) => entry.onAnswered)]);
   const guard = authenticate(onAnswered ? { ...deps, onAnswered } : deps, onError);
-  const befores = all.flatMap((entry) => (entry.before ? [entry.before] : []));
-  const mounted: { method: string; path: string }[] = [];
-  const mountWith = (routes: Hono<Env>) => {
-    mount(app, guard, routes, undefined, befores);
-    mounted.push(...routes.routes);
-  };
+  const mountWith = (routes: Hono<Env>) => mount(app, guard, routes);
   for (const entry of all) if (entry.openRoutes) app.route('/', entry.openRoutes);
   mountWith(capabilitiesRoutes(deps.capabilities));
   mountWith(healthRoutes(deps));
   for (const entry of all) if (entry.routes) mountWith(entry.routes);
   mountWith(cmdRoutes(deps));
-  for (const { method, path } of befores) {
-    if (!mounted.some((route) => route.method === method && route.path === path)) {
-      throw new Error(`an app entry's middleware is for ${method} ${path}, which no mounted route serves: give it the method and path of a route`);
-    }
-  }
 
   // decisions §5: any other path or method, after authentication.
   app.notFound(
@@ -93,23 +81,19 @@ function observeAll(observers: readonly (AnswerObserver | undefined)[]): AnswerO
   };
 }
 
-type RouteMiddleware = NonNullable<AppEntry['before']>;
-
 /**
  * Adds an endpoint's routes to the app, each behind the credential check (spec step 1): the first
  * handler of every method and path is wrapped by `guard`, after it come `before` (a middleware of
- * the whole endpoint), the `middleware` given for that method and path (such as the audit of
- * POST /cmd) and the route's other handlers. The sub-app's own middleware (`use`) is not
+ * the whole endpoint) and the route's other handlers. The sub-app's own middleware (`use`) is not
  * supported: give it to the route's handlers instead.
  */
-export function mount(app: Hono<Env>, guard: Guard, routes: Hono<Env>, before?: MiddlewareHandler<Env>, middleware: readonly RouteMiddleware[] = []): void {
+export function mount(app: Hono<Env>, guard: Guard, routes: Hono<Env>, before?: MiddlewareHandler<Env>): void {
   const chains = new Map<string, { method: string; path: string; handlers: MiddlewareHandler<Env>[] }>();
   for (const route of routes.routes) {
     const key = `${route.method} ${route.path}`;
     let chain = chains.get(key);
     if (!chain) {
       const handlers = before ? [before] : [];
-      for (const entry of middleware) if (entry.method === route.method && entry.path === route.path) handlers.push(entry.handler);
       chains.set(key, (chain = { method: route.method, path: route.path, handlers }));
     }
     chain.handlers.push(route.handler as MiddlewareHandler<Env>);

@@ -1,5 +1,5 @@
 // Direct unit cases for the waiter paths of the admission semaphore that were only exercised over
-// sockets (issue 16: npm run mutate runs this file for every mutant of src/admission, so it stays
+// sockets (npm run mutate runs this file for every mutant of src/admission, so it stays
 // fast): the client going away (a signal, or a function giving one, as the HTTP routes pass),
 // listeners left on a request's signal, and close() with several agents waiting.
 import { getEventListeners } from 'node:events';

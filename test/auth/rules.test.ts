@@ -1,4 +1,4 @@
-// Direct unit cases for the rules of src/auth that were only tested over HTTP (issue 16: npm run
+// Direct unit cases for the rules of src/auth that were only tested over HTTP (npm run
 // mutate runs this file for every mutant of src/auth, so it stays fast: no app, no sockets).
 import t from 'tap';
 import { CredentialTable, presentedToken, sha256 } from '../../src/auth/credentials.ts';

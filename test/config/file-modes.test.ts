@@ -37,22 +37,28 @@ t.test('one warning naming every such file; none when all are private', { skip: 
   const toml = fileWithMode(dir, 'bridge.toml', 0o644);
   const agents = fileWithMode(dir, 'agents.json', 0o640);
   const quiet = capture();
-  warnReadableConfig([fileWithMode(dir, 'private', 0o600)], quiet.log);
+  warnReadableConfig([{ path: fileWithMode(dir, 'private', 0o600), holds: 'the bridge token' }], quiet.log);
   t.same(quiet.lines, [], 'private files: no warning');
 
   const one = capture();
-  warnReadableConfig([toml], one.log);
+  warnReadableConfig([{ path: toml, holds: 'the bridge token' }], one.log);
   t.equal(one.lines.length, 1);
   t.equal(one.lines[0]!.level, 40);
-  t.equal(one.lines[0]!.msg, `bridge.toml (mode 0644) can be read by other users of this machine and holds tokens: chmod 600 ${toml}`);
+  t.equal(one.lines[0]!.msg, `bridge.toml (mode 0644, holding the bridge token) can be read by other users of this machine: chmod 600 ${toml}`);
   t.same(one.lines[0]!.files, [toml]);
 
   const two = capture();
-  warnReadableConfig([toml, agents], two.log);
+  warnReadableConfig(
+    [
+      { path: toml, holds: 'the bridge token' },
+      { path: agents, holds: 'token digests only, no token' },
+    ],
+    two.log,
+  );
   t.equal(two.lines.length, 1, 'one line for both');
   t.equal(
     two.lines[0]!.msg,
-    `bridge.toml (mode 0644) and agents.json (mode 0640) can be read by other users of this machine and hold tokens: chmod 600 ${toml} ${agents}`,
+    `bridge.toml (mode 0644, holding the bridge token) and agents.json (mode 0640, holding token digests only, no token) can be read by other users of this machine: chmod 600 ${toml} ${agents}`,
   );
   t.same(two.lines[0]!.files, [toml, agents]);
 });

@@ -1,4 +1,4 @@
-// decisions §11 (issue 16, crafted saves): a save is decoded within bounds before anything is
+// decisions §11 (crafted saves): a save is decoded within bounds before anything is
 // allocated for it, and anything out of bounds is 400 BAD_ARGS naming what is wrong, never a 500
 // or "Maximum call stack". On v0.3 a 43 KiB save whose array table repeated one 32 MiB entry 16
 // times grew the process by ~580 MiB before being refused, and a snapshot nested 200,000 deep was

@@ -60,7 +60,7 @@ export function envelopeProblems(reply: Reply, expected?: { command: string; arg
       problems.push(`error.args ${JSON.stringify(error.args).slice(0, 200)} is not the args as received ${JSON.stringify(echoed).slice(0, 200)}`);
   }
   if ('did_you_mean' in error) {
-    // UNKNOWN_ASSET (spec), and UNKNOWN_COMMAND for a name that is no command (docs/game-module.md, issue 17).
+    // UNKNOWN_ASSET (spec), and UNKNOWN_COMMAND for a name that is no command (docs/game-module.md).
     if (code !== 'UNKNOWN_ASSET' && code !== 'UNKNOWN_COMMAND') problems.push(`did_you_mean on ${String(code)}`);
     if (!Array.isArray(error.did_you_mean) || error.did_you_mean.length > 5 || !error.did_you_mean.every((s) => typeof s === 'string'))
       problems.push('did_you_mean is not up to 5 strings');

@@ -1,4 +1,4 @@
-// decisions §11 (issue 16, fog bypass): under partial_intel and without read_all, no read answer
+// decisions §11 (fog bypass): under partial_intel and without read_all, no read answer
 // holds another kingdom's actors or cities: not their names, positions or counts. get_tile was the
 // hole (its actors listed every kingdom's). A property test (fast-check, bounded) over every read
 // command of /capabilities, for faction players with a claim and one without: in a paused world

@@ -1,4 +1,4 @@
-// decisions §11 (issue 16, high): game code that throws outside any call (a timer, a promise left
+// decisions §11 (high): game code that throws outside any call (a timer, a promise left
 // rejected) kills its thread at most, never the bridge process. Over a real process, since the
 // point is the process surviving: on v0.3 the first timer ended it ("Emitted 'error' event on
 // Worker instance"). A game-thread death answers what was queued or running GAME_CRASH naming what

@@ -2,9 +2,10 @@
 // BAD_ARGS; answers name no absolute path (save paths relative to the config dir, and that form is
 // accepted back by load_world); saves/ and its folders are created 0700 and save files 0600, even
 // under umask 000; before each save the temp files that dead processes left in its folder are
-// removed (issue 10 §3; the startup sweep is tested over real processes in stale-temps.test.ts).
+// removed (the startup sweep is tested over real processes in stale-temps.test.ts).
 // bridge.toml and agents.json readable by group or others: one warning line at start.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
@@ -86,7 +87,7 @@ t.test('bridge.toml or agents.json readable by group or others: one warning line
   chmodSync(join(dir, 'bridge.toml'), 0o644);
   const loose = await startTestBridge(t, { configDir: dir });
   t.equal(warnings(loose).length, 1, 'one line');
-  t.match(warnings(loose)[0]!.msg, /bridge\.toml \(mode 0644\) can be read by other users of this machine and holds tokens: chmod 600/);
+  t.match(warnings(loose)[0]!.msg, /bridge\.toml \(mode 0644, holding the bridge token\) can be read by other users of this machine: chmod 600/);
   await loose.bridge.close();
 
   const token = (id: string) => `modes-${id}-ABCDEFGHJKLMNPQRSTUVWXYZ23456789`;
@@ -94,9 +95,17 @@ t.test('bridge.toml or agents.json readable by group or others: one warning line
   chmodSync(join(dir, 'agents.json'), 0o640);
   const both = await startTestBridge(t, { configDir: dir });
   t.equal(warnings(both).length, 1, 'still one line');
-  t.match(warnings(both)[0]!.msg, /bridge\.toml \(mode 0644\) and agents\.json \(mode 0640\) can be read/);
+  t.match(warnings(both)[0]!.msg, /bridge\.toml \(mode 0644, holding the bridge token\) and agents\.json \(mode 0640, holding agent tokens\) can be read/);
   t.notMatch(both.logText(), token('zeus'), 'no token in the log');
   await both.bridge.close();
+
+  // An agents.json of digests only holds no token: the warning says so.
+  const digest = createHash('sha256').update(token('zeus')).digest('hex');
+  writeFileSync(join(dir, 'agents.json'), JSON.stringify({ scenario: 'sandbox', agents: [{ id: 'zeus', token_sha256: digest, role: 'god' }] }));
+  chmodSync(join(dir, 'agents.json'), 0o640);
+  const digests = await startTestBridge(t, { configDir: dir });
+  t.match(warnings(digests)[0]!.msg, /agents\.json \(mode 0640, holding token digests only, no token\) can be read/);
+  await digests.bridge.close();
 
   chmodSync(join(dir, 'bridge.toml'), 0o600);
   chmodSync(join(dir, 'agents.json'), 0o600);

@@ -1,4 +1,4 @@
-// decisions §11 (issue 16): load_world with mutated real saves. A real save of a small world is
+// decisions §11: load_world with mutated real saves. A real save of a small world is
 // mutated by fast-check (bytes flipped, cut, spliced or appended; the body changed with its header
 // fixed up so the checksum passes; the metadata changed as a tree: numbers out of range, keys gone,
 // array-table entries moved, grown, shared or added, references swapped, nesting) and sent as

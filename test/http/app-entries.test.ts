@@ -52,9 +52,6 @@ function deps(executed: string[] = []): AppDeps {
 const request = (app: Hono<Env>, path: string, token?: string, init: RequestInit = {}) =>
   app.request(path, { ...init, headers: { host: '127.0.0.1:8723', ...(token ? { authorization: `Bearer ${token}` } : {}), ...init.headers } });
 
-const cmd = (app: Hono<Env>, token?: string) =>
-  request(app, '/cmd', token, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"get_ui_state"}' });
-
 t.test("an entry's routes answer behind the credential check, its open routes before it", async (t) => {
   const seen: string[] = [];
   const entry: AppEntry = {
@@ -72,35 +69,6 @@ t.test("an entry's routes answer behind the credential check, its open routes be
   t.same(await res.json(), { feature: true });
   t.same(seen, ['zeus'], 'the handler sees the caller');
   t.equal(await (await request(app, '/open')).text(), 'open', 'an open route needs no credential');
-});
-
-t.test("an entry's middleware runs in front of the route it names, after the check, and nowhere else", async (t) => {
-  const seen: string[] = [];
-  const executed: string[] = [];
-  const entry: AppEntry = {
-    before: {
-      method: 'POST',
-      path: '/cmd',
-      handler: async (c, next) => {
-        seen.push(`before ${c.get('caller').agentId} ${executed.length}`);
-        await next();
-        seen.push(`after ${c.get('line').status}`);
-      },
-    },
-  };
-  const app = createApp(deps(executed), [entry]);
-  t.equal((await cmd(app)).status, 401);
-  t.same(seen, [], 'a refused request does not reach it');
-  t.equal((await cmd(app, 'god-token')).status, 200);
-  t.same(seen, ['before zeus 0', 'after 200'], 'it wraps the command: before it runs and after its answer');
-  t.same(executed, ['get_ui_state']);
-  await request(app, '/capabilities', 'god-token');
-  t.equal(seen.length, 2, 'not in front of another route');
-});
-
-t.test('a middleware for a route nobody serves fails createApp, naming the route', async (t) => {
-  const entry: AppEntry = { before: { method: 'GET', path: '/cmd', handler: (_c, next) => next() } };
-  t.throws(() => createApp(deps(), [entry]), /GET \/cmd, which no mounted route serves/);
 });
 
 t.test("every entry's observer is told of every answer, a 401 and an unknown path included", async (t) => {

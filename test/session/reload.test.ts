@@ -1,7 +1,7 @@
 // Direct unit cases for what an agents.json reload does (the session, and live-agents.ts applying
 // it to the credentials, caps, subscribers and mirror: the watcher's reload() driven by hand) and
 // for the smaller session reads, which were only tested over HTTP by test/multi-agent/reload*.test.ts
-// (issue 16: npm run mutate runs this file for every mutant of src/session, so it stays fast: no
+// (npm run mutate runs this file for every mutant of src/session, so it stays fast: no
 // bridge, no sockets, one process).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,7 +2,7 @@
 // watched through a spy on setTimeout/clearTimeout, and its expiry fired by hand: the rules are
 // about which events arm, keep or stop the timer, and a real clock would make them flaky on a loaded
 // machine. The timeouts themselves are proven over HTTP by test/multi-agent/turn-timeout.test.ts.
-// (issue 16: `npm run mutate -- session` runs this file for every mutant, so it stays fast.)
+// (`npm run mutate -- session` runs this file for every mutant, so it stays fast.)
 import t from 'tap';
 import { parseAgents } from '../../src/config/agents.ts';
 import type { CommandDef } from '../../src/commands/define.ts';

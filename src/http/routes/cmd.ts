@@ -55,8 +55,8 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
 
   /**
    * One handler, not three: each handler after the first is a step of hono's compose, with a
-   * dispatch, a closure and a promise per request (with events on, the route keeps two: the
-   * audit that events/ puts in front, then this).
+   * dispatch, a closure and a promise per request. The audit record is written by an answer
+   * observer, so nothing stands in front of this route.
    */
   function cmd(c: AppContext): Response | Promise<Response> {
     // decisions §5: DISABLED after authentication, before the body is read.
