@@ -31,6 +31,9 @@ export interface CredentialView {
 
 export type LogLevel = 'info' | 'notice' | 'warning' | 'error';
 
+/** A look at the bridge that takes longer is given up (the next one follows). */
+const CHECK_TIMEOUT_MS = 5_000;
+
 /** What a session hears from its credential. */
 export interface CredentialListener {
   /** The capabilities or the permissions changed. */
@@ -198,36 +201,51 @@ export class Credential {
     this.#timer.unref();
   }
 
+  /**
+   * One look at the bridge. Each answer is taken as it comes: /capabilities is never queued behind
+   * other requests, while whoami and /health wait for their slot (and whoami for a pool thread of a
+   * bridge that has just started).
+   */
   async #check(): Promise<void> {
-    // No BUSY retries: the next check comes within the second anyway.
-    const quick: RequestOptions = { retry: false };
-    const [caps, who, health] = await Promise.allSettled([
-      this.client.capabilitiesIfChanged(this.#etag, quick),
-      whoami(this.client, quick),
-      this.#world.size > 0 ? this.client.health(quick) : Promise.resolve(undefined),
-    ]);
-    if (caps.status === 'rejected' && caps.reason instanceof BridgeConnectionError) {
-      if (!this.#gone) this.#broadcast('error', `the bridge is gone (${caps.reason.message}); tool calls fail until it is back`);
-      this.#gone = true;
-      return;
-    }
-    if (this.#gone) this.#broadcast('notice', 'the bridge answers again');
-    this.#gone = false;
-    let next = this.view;
-    if (caps.status === 'fulfilled' && caps.value.changed) {
-      this.#etag = caps.value.etag;
-      next = { ...next, capabilities: caps.value.capabilities };
-    }
-    if (who.status === 'fulfilled' && who.value !== null && !sameWho(who.value, next.who)) next = { ...next, who: who.value };
-    if (next !== this.view) {
-      this.view = next;
-      for (const listener of [...this.#listeners]) listener.changed(next);
-    }
-    if (health.status === 'fulfilled' && health.value !== undefined) {
-      const tick = health.value.tick;
-      if (this.#tick !== undefined && tick !== this.#tick) for (const each of [...this.#world]) each(undefined);
-      this.#tick = tick;
-    }
+    // No BUSY retries: the next check comes within the second anyway; nor a wait without end.
+    const quick: RequestOptions = { retry: false, signal: AbortSignal.timeout(CHECK_TIMEOUT_MS) };
+    const caps = this.client.capabilitiesIfChanged(this.#etag, quick).then(
+      (change) => {
+        if (this.#gone) this.#broadcast('notice', 'the bridge answers again');
+        this.#gone = false;
+        if (change.changed) {
+          this.#etag = change.etag;
+          this.#apply({ ...this.view, capabilities: change.capabilities });
+        }
+      },
+      (err: unknown) => {
+        if (!(err instanceof BridgeConnectionError)) return;
+        if (!this.#gone) this.#broadcast('error', `the bridge is gone (${err.message}); tool calls fail until it is back`);
+        this.#gone = true;
+      },
+    );
+    const who = whoami(this.client, quick).then(
+      (answer) => {
+        if (answer !== null && !sameWho(answer, this.view.who)) this.#apply({ ...this.view, who: answer });
+      },
+      () => undefined,
+    );
+    const tick =
+      this.#world.size === 0
+        ? undefined
+        : this.client.health(quick).then(
+            (health) => {
+              if (this.#tick !== undefined && health.tick !== this.#tick) for (const each of [...this.#world]) each(undefined);
+              this.#tick = health.tick;
+            },
+            () => undefined,
+          );
+    await Promise.all([caps, who, tick]);
+  }
+
+  #apply(view: CredentialView): void {
+    this.view = view;
+    for (const listener of [...this.#listeners]) listener.changed(view);
   }
 
   #notice(notice: StreamNotice): void {
