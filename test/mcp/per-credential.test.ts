@@ -18,6 +18,8 @@ const AGENTS = {
 };
 const ma = await startAgents(t, AGENTS, { config: { clock: 'lockstep' } });
 const mcp = await mcpServer(t, ma.b.bridge.url);
+// One session each over each transport, for the whole file (each gcb mcp over stdio is a process).
+const [players, gods] = await Promise.all([bothTransports(t, mcp, ma.b.bridge.url, token('p1')), bothTransports(t, mcp, ma.b.bridge.url, token('dm'))]);
 
 /** The twelve commands a faction player can never call (issue: screenshot, world_hash, invoke_power, paint_tile, 8 control_world). */
 const PLAYER_CANNOT = [
@@ -38,8 +40,6 @@ const PLAYER_CANNOT = [
 const names = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name.replace(/^worldbox_/, ''));
 
 t.test('a faction player lists 27 tools, 2 prompts and the resources it may read; the god all 39 and 3 prompts', async (t) => {
-  const players = await bothTransports(t, mcp, ma.b.bridge.url, token('p1'));
-  const gods = await bothTransports(t, mcp, ma.b.bridge.url, token('dm'));
   for (const { via, client } of players) {
     const tools = await names(client);
     t.equal(tools.length, 27, `${via}: 39 less the 12 it can never call`);
@@ -76,7 +76,6 @@ t.test('a faction player lists 27 tools, 2 prompts and the resources it may read
 });
 
 t.test('agents.json read again with other permissions: tools/list_changed within 2 s, and the new list', async (t) => {
-  const players = await bothTransports(t, mcp, ma.b.bridge.url, token('p1'));
   const seen = players.map(({ client }) => recordNotifications(client));
   // p1 becomes an observer: it may read everything and act on nothing.
   writeAgents(ma.b.configDir, { ...AGENTS, agents: [agent('dm', 'god'), agent('p1', 'observer'), agent('o', 'observer')] });
