@@ -160,6 +160,8 @@ export interface ReadContext {
   signal?: AbortSignal;
   /** world://events: the session's cursor, read and moved. */
   cursor: { get(): Promise<number>; set(seq: number): void };
+  /** world://events: the bridge no longer holds events after the cursor. */
+  gap(from: number, to: number): void;
 }
 
 /** A resource's content: JSON text, or the map as a PNG blob. */
@@ -181,8 +183,12 @@ export async function readTarget(uri: string, target: Target, ctx: ReadContext):
         return json(await readKingdom(target.id, call, ctx));
       case 'events': {
         const since = await ctx.cursor.get();
-        const answer = (await call('recv_events', { since_seq: since, max: LIMITS.mcpEventsPerRead })) as { next_cursor: number };
+        const answer = (await call('recv_events', { since_seq: since, max: LIMITS.mcpEventsPerRead })) as {
+          next_cursor: number;
+          gap?: { from: number; to: number };
+        };
         ctx.cursor.set(answer.next_cursor);
+        if (answer.gap !== undefined) ctx.gap(answer.gap.from, answer.gap.to);
         return json(answer);
       }
       case 'map':

@@ -74,6 +74,7 @@ export function createMcpSession({ credential, prefix, tokenDigest, sessionId = 
       caps: credential.view.capabilities,
       mask: credential.mask,
       cursor: events,
+      gap: (from, to) => log('warning', `world://events: the bridge no longer holds events ${from}..${to} this session had not read: read the world again`),
       ...(signal === undefined ? {} : { signal }),
     });
 

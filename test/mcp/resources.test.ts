@@ -43,7 +43,10 @@ t.test('reads are fogged like the commands behind them', async (t) => {
   };
   for (const [i, { via, client }] of player.entries()) {
     t.match(json(await client.readResource({ uri: 'world://state' })), { width: 256, height: 256, tick: Number }, `${via}: world://state`);
-    t.equal(json(await client.readResource({ uri: 'world://kingdoms' })).items.length, (await ma.as('p1', 'list_kingdoms', { include_wild: true })).body.result.count);
+    t.equal(
+      json(await client.readResource({ uri: 'world://kingdoms' })).items.length,
+      (await ma.as('p1', 'list_kingdoms', { include_wild: true })).body.result.count,
+    );
     t.match(json(await client.readResource({ uri: 'world://capabilities' })), { commands: Array });
     t.match(json(await client.readResource({ uri: 'world://tile/10/12' })), { x: 10, y: 12, tile_id: String });
     const kingdom = json(await client.readResource({ uri: `world://kingdom/${theirs}` }));
