@@ -12,6 +12,7 @@ import { meets, REQUEST_PATH_TARGETS, throughputTarget } from './lib/targets.ts'
 import { embed } from './scenarios/embed.ts';
 import { eventsScenario } from './scenarios/events.ts';
 import { mainLoopScenario } from './scenarios/main-loop.ts';
+import { mcpScenario } from './scenarios/mcp.ts';
 import { metricsScenario } from './scenarios/metrics.ts';
 import { batchScenario } from './scenarios/batch.ts';
 import { fairScenario } from './scenarios/fair.ts';
@@ -394,6 +395,7 @@ if (want('hostile-memory')) await scenario('hostile-memory', () => hostileMemory
 // At least 3 s: the env's bridge and first world start before the timed loop, which resets as episodes end.
 if (want('pettingzoo')) await scenario('pettingzoo', () => pettingzooScenario(rows, raw, Math.max(3, DURATION)));
 if (want('research')) await scenario('research', () => researchScenario(rows, raw, quick));
+if (want('mcp')) await scenario('mcp', () => mcpScenario(rows, raw, quick));
 raw.elapsedS = elapsedS;
 
 const machine = {
