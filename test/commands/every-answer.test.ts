@@ -59,7 +59,9 @@ t.test('every command, run for real: the answer holds its result schema; its MCP
     try {
       result = (await as.request(name, args)).result;
     } catch (err) {
-      throw new Error(`${name} ${JSON.stringify(args).slice(0, 200)}: ${err instanceof BridgeCallError ? `${err.code}: ${err.message}` : String(err)}`);
+      throw new Error(`${name} ${JSON.stringify(args).slice(0, 200)}: ${err instanceof BridgeCallError ? `${err.code}: ${err.message}` : String(err)}`, {
+        cause: err,
+      });
     }
     ran.add(name);
     const holds = results.get(name)!;
