@@ -15,13 +15,15 @@ t.setTimeout(240_000);
 const PER_CREDENTIAL = LIMITS.mcpSubscriptionsPerCredential;
 const tile = (agentIndex: number, n: number) => `world://tile/${agentIndex}/${n}`;
 
+const players = ['p1', 'p2', 'p3', 'p4'];
+// One bridge for the file; each gcb mcp process (the HTTP server, a stdio one) keeps its own count.
+const ma = await startAgents(
+  t,
+  { scenario: 'pvp', agents: [agent('dm', 'god'), ...players.map((id, i) => agent(id, 'faction_player', { kingdom_claim: `auto:${i}` }))] },
+  { config: { clock: 'lockstep' } },
+);
+
 t.test('players at their 64 subscriptions each leave the god room; the quarter kept for read_all holds', async (t) => {
-  const players = ['p1', 'p2', 'p3', 'p4'];
-  const ma = await startAgents(
-    t,
-    { scenario: 'pvp', agents: [agent('dm', 'god'), ...players.map((id, i) => agent(id, 'faction_player', { kingdom_claim: `auto:${i}` }))] },
-    { config: { clock: 'lockstep' } },
-  );
   const mcp = await mcpServer(t, ma.b.bridge.url);
   t.equal(LIMITS.mcpSubscriptionsMax, 256, 'the server holds 256, 64 of them kept for read_all');
   // p1 holds its share in two sessions: the limit is the credential's, not the session's.
