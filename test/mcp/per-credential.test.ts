@@ -55,6 +55,12 @@ t.test('a faction player lists 27 tools, 2 prompts and the resources it may read
     t.match(words, /worldbox_observe \{"kingdom_id": 1\}/, `${via}: the prompt names its tools`);
     t.notMatch(words, /screenshot|invoke_power|world_hash/, `${via}: and none it may not call`);
     await t.rejects(client.getPrompt({ name: 'run_scenario' }), { code: -32602 }, `${via}: a god's prompt is not offered`);
+    await t.rejects(client.getPrompt({ name: 'play_kingdom' }), { code: -32602, message: /needs the argument 'kingdom'/ }, `${via}: its argument`);
+    await t.rejects(
+      client.getPrompt({ name: 'play_kingdom', arguments: { kingdom: '1}, "x": {' } }),
+      { code: -32602, message: /must be a kingdom id/ },
+      `${via}: an argument that is no id is refused, not written into the prompt`,
+    );
     t.same(
       (await client.listResources()).resources.map((r) => r.uri),
       ['world://state', 'world://kingdoms', 'world://map.png', 'world://capabilities', 'world://events'],
@@ -95,6 +101,21 @@ t.test('agents.json read again with other permissions: tools/list_changed within
       ['observe_world'],
       `${via}: play_kingdom is gone`,
     );
+  }
+  // Permissions of its own that read nothing of a kingdom: kingdoms and the map leave its resources.
+  writeAgents(ma.b.configDir, {
+    ...AGENTS,
+    agents: [agent('dm', 'god'), agent('p1', 'observer', { permissions: ['send_message', 'recv_message'] }), agent('o', 'observer')],
+  });
+  await ma.b.bridge.reloadAgents();
+  await until(() => players.every((_, i) => changed(i, 'notifications/resources/list_changed') !== undefined), 10_000, 'resources/list_changed');
+  for (const { via, client } of players) {
+    t.same(
+      (await client.listResources()).resources.map((r) => r.uri),
+      ['world://state', 'world://capabilities', 'world://events'],
+      `${via}: what it may still read`,
+    );
+    await t.rejects(client.readResource({ uri: 'world://kingdoms' }), { code: -32002 }, `${via}: a resource it may no longer read`);
   }
   // Back as it was, for the other tests of the file.
   writeAgents(ma.b.configDir, AGENTS);
