@@ -33,8 +33,8 @@ interface Connection {
   stream: EventStream;
   progress: boolean;
   events: boolean;
-  /** Resolves true once connected, false if it never will be. */
-  ready: Promise<boolean>;
+  /** Resolves true once connected, false if it never will be (refused); pending while it keeps trying. */
+  opened: Promise<boolean>;
 }
 
 export class Feed {
@@ -98,20 +98,32 @@ export class Feed {
     this.#connection = null;
   }
 
-  /** A connection that carries what is needed now: the current one, or a new one that asks for more. */
-  #ensure(): Promise<boolean> {
+  /**
+   * A connection that carries what is needed now (the current one, or a new one that asks for
+   * more): true once it is connected, false when it is refused or not connected within
+   * connectWaitMs (a stream that keeps trying, at a bridge whose streams are all taken, say).
+   */
+  async #ensure(): Promise<boolean> {
     clearTimeout(this.#idle);
     this.#idle = undefined;
     const progress = this.#progressKnown && this.#progress.size > 0;
     const events = this.#watchers.size > 0;
-    const current = this.#connection;
-    if (current !== null && (current.progress || !progress) && (current.events || !events)) return current.ready;
+    let connection = this.#connection;
     // Kinds only grow while a stream is open: it asks for what it asked for before, and more.
-    return this.#connect(progress || (current?.progress ?? false), events || (current?.events ?? false), current);
+    if (connection === null || (progress && !connection.progress) || (events && !connection.events)) {
+      if (this.#closed) return false;
+      connection = this.#connect(progress || (connection?.progress ?? false), events || (connection?.events ?? false), connection);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.#options.connectWaitMs ?? 2_000)));
+    try {
+      return await Promise.race([connection.opened, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
-  async #connect(progress: boolean, events: boolean, previous: Connection | null): Promise<boolean> {
-    if (this.#closed) return false;
+  #connect(progress: boolean, events: boolean, previous: Connection | null): Connection {
     // Without `kinds` a stream has every kind but `progress`, which it must name; with progress
     // only, it asks for nothing else.
     let kinds: string[] | undefined;
@@ -119,7 +131,7 @@ export class Feed {
     // A replacement resumes where the stream it replaces stood, so no event falls between them.
     const since = previous?.events ? previous.stream.lastSeq : undefined;
     let connected!: (value: boolean) => void;
-    const ready = new Promise<boolean>((resolve) => (connected = resolve));
+    const opened = new Promise<boolean>((resolve) => (connected = resolve));
     const stream = this.#client.events({
       ...(kinds === undefined ? {} : { kinds }),
       ...(since === undefined ? {} : { since }),
@@ -129,15 +141,11 @@ export class Feed {
       },
       onProgress: (event) => this.#progress.get(event.progress_token)?.(event),
     });
-    const connection: Connection = { stream, progress, events, ready };
+    const connection: Connection = { stream, progress, events, opened };
     this.#connection = connection;
     if (previous !== null) void previous.stream.close();
     void this.#pump(connection, connected);
-    const wait = this.#options.connectWaitMs ?? 2_000;
-    const timer = setTimeout(() => connected(false), wait);
-    const ok = await ready;
-    clearTimeout(timer);
-    return ok;
+    return connection;
   }
 
   async #pump(connection: Connection, connected: (value: boolean) => void): Promise<void> {

@@ -48,10 +48,10 @@ t.test('progress: at most ten a second, rising, none after the result', async (t
     t.match(token, /^[A-Za-z0-9._~-]{1,64}$/, `${via}: the bridge got a Progress-Token of the server's own`);
     const span = (answered - started) / 1_000;
     t.ok(seen.length >= 3 && seen.length <= Math.ceil(span * 10) + 1, `${via}: ${seen.length} notifications in ${span.toFixed(2)} s`);
-    for (let i = 1; i < seen.length; i++) {
-      t.ok(seen[i]!.progress.progress > seen[i - 1]!.progress.progress, `${via}: rising`);
-      t.ok(seen[i]!.at - seen[i - 1]!.at >= 80, `${via}: ${seen[i]!.at - seen[i - 1]!.at} ms apart`);
-    }
+    for (let i = 1; i < seen.length; i++) t.ok(seen[i]!.progress.progress > seen[i - 1]!.progress.progress, `${via}: rising`);
+    // Sent at most every 100 ms; on arrival, a second may hold one more (what was sent at its edges).
+    const densest = Math.max(...seen.map((s) => seen.filter((o) => o.at >= s.at && o.at < s.at + 1_000).length));
+    t.ok(densest <= 11, `${via}: at most ten a second (${densest} in the densest second)`);
     t.match(seen[0]!.progress, { total: 40, message: /^work: \d+ of 40$/ });
     t.ok(
       seen.every((s) => s.progress.progress <= 40),
