@@ -11,6 +11,7 @@ import { auth, cmdBody, configDir, FPS, jsonAuth } from './lib/requests.ts';
 import { embed } from './scenarios/embed.ts';
 import { eventsScenario } from './scenarios/events.ts';
 import { mainLoopScenario } from './scenarios/main-loop.ts';
+import { mcpScenario } from './scenarios/mcp.ts';
 import { metricsScenario } from './scenarios/metrics.ts';
 import { batchScenario } from './scenarios/batch.ts';
 import { fairScenario } from './scenarios/fair.ts';
@@ -404,6 +405,7 @@ if (want('transfer-flood')) await scenario('transfer-flood', () => transferFlood
 if (want('pettingzoo')) await scenario('pettingzoo', () => pettingzooScenario(rows, raw, Math.max(3, DURATION), quick));
 if (want('research')) await scenario('research', () => researchScenario(rows, raw, quick));
 if (want('step-fairness')) await scenario('step-fairness', () => stepFairnessScenario(rows, raw, Math.max(3, DURATION), quick));
+if (want('mcp')) await scenario('mcp', () => mcpScenario(rows, raw, quick));
 raw.elapsedS = elapsedS;
 
 const machine = {

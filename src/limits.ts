@@ -179,4 +179,35 @@ export const LIMITS = Object.freeze({
   lockstepIdleWaitMs: 1_000,
   /** decisions §10: the longest a request's log line waits before it is written. */
   logFlushMs: 1_000,
+
+  /** decisions §10 and §13: gcb mcp --http's open sessions (a half per agent, a quarter kept for read_all). */
+  mcpSessionsMax: 64,
+  /**
+   * decisions §14: resource subscriptions, each held by one session: a credential holds at most this
+   * many in all its sessions; the server at most mcpSubscriptionsMax (a quarter kept for read_all).
+   */
+  mcpSubscriptionsPerCredential: 64,
+  mcpSubscriptionsMax: 256,
+  /** decisions §14: the longest resource URI a session may subscribe to or read, in bytes. */
+  mcpUriMaxBytes: 256,
+  /** decisions §14: what a subscription holds besides its URI (its state, digest and timers), counted in bytes. */
+  mcpSubscriptionBytes: 256,
+  /**
+   * decisions §14: stored SSE events a client may ask again with Last-Event-ID, in bytes: per
+   * session, and per credential in all its sessions; the oldest go first.
+   */
+  mcpStreamStoreSessionBytes: 1024 * 1024,
+  mcpStreamStoreCredentialBytes: 4 * 1024 * 1024,
+  /** decisions §14: the `retry` an SSE stream's priming event asks for, in ms. */
+  mcpSseRetryMs: 1_000,
+  /** decisions §14: at most one notifications/resources/updated a second per resource. */
+  mcpResourceUpdateMs: 1_000,
+  /** decisions §14: at most ten notifications/progress a second per call. */
+  mcpProgressIntervalMs: 100,
+  /** decisions §14: how often a credential's permissions and the bridge's commands are read again (list_changed within 2 s). */
+  mcpWatchIntervalMs: 1_000,
+  /** decisions §14: a credential's shared event stream closes after this long with nothing to follow. */
+  mcpFeedIdleMs: 5_000,
+  /** decisions §14: events world://events gives at one read (recv_events' max). */
+  mcpEventsPerRead: 100,
 });

@@ -5,7 +5,7 @@ import { newAgentToken } from '../auth/token-strength.ts';
 import { BridgeClient, type RetryEvent } from '../client/client.ts';
 import { readBridgeConfig } from '../client/config.ts';
 import { BridgeCallError, BridgeConnectionError, ClientConfigError } from '../client/errors.ts';
-import { DEFAULT_TOOL_PREFIX, TOOL_PREFIX_PATTERN } from '../mcp/tools.ts';
+import { DEFAULT_TOOL_PREFIX, TOOL_PREFIX_PATTERN } from '../mcp/tool-names.ts';
 import { buildArgs, parseArgsObject, UsageError } from './args.ts';
 import { connect, resolveConnection } from './connect.ts';
 import { followEvents } from './events.ts';
@@ -310,16 +310,23 @@ async function mcp(argv: string[], io: Io): Promise<ExitCode> {
   const prefix = values['tool-prefix'] ?? DEFAULT_TOOL_PREFIX;
   if (!TOOL_PREFIX_PATTERN.test(prefix)) throw new UsageError(`--tool-prefix '${prefix}' is not allowed: at most 32 letters, digits, _ or -`);
   // The MCP SDK loads only here: the other subcommands start faster without it.
-  const [{ DEFAULT_MCP_PORT, startMcpHttpServer }, { serveStdio }] = await Promise.all([import('../mcp/http.ts'), import('../mcp/stdio.ts')]);
+  const [{ DEFAULT_MCP_PORT, startMcpHttpServer }, { serveStdio }, { Credential }, { toolsFor }] = await Promise.all([
+    import('../mcp/http.ts'),
+    import('../mcp/stdio.ts'),
+    import('../mcp/credential.ts'),
+    import('../mcp/tools.ts'),
+  ]);
   const onRetry = (event: RetryEvent) => process.stderr.write(`gcb mcp: bridge busy, retry ${event.retry} in ${event.delayMs} ms\n`);
 
   if (!values.http) {
     if (values.port !== undefined) throw new UsageError('--port is for --http');
     const bridge = connect(values, { env: io.env, onRetry });
     // Read at start: a wrong token or a bridge that is not running fails here, visibly, with its exit code.
-    const caps = await bridge.capabilities();
-    await serveStdio({ client: bridge, capabilities: caps, prefix, onClose: () => process.exit(EXIT.OK) });
-    process.stderr.write(`gcb mcp: ${caps.commands.length + 1} tools over stdio for the bridge at ${bridge.url}\n`);
+    const credential = await Credential.open(bridge);
+    await serveStdio({ credential, prefix, onClose: () => process.exit(EXIT.OK) });
+    process.stderr.write(
+      `gcb mcp: ${toolsFor(credential.view.capabilities, prefix, credential.mask).length} tools over stdio for the bridge at ${bridge.url}\n`,
+    );
     return undefined;
   }
 

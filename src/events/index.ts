@@ -81,7 +81,9 @@ export function createEvents(options: { history: number; maxStreams: number; mul
     if (path !== '/cmd' || !isAudited(line.status)) return;
     const request = c.get('cmdRequest');
     // recv_events is not audited: a long-poll that saw its own audit record would never wait.
-    if (request?.name === 'recv_events') return;
+    // whoami neither: it reads only the caller's own credential, and gcb mcp asks it every second
+    // to follow that credential's permissions (decisions §14), which would flood the history.
+    if (request?.name === 'recv_events' || request?.name === 'whoami') return;
     const agentId = c.get('caller').agentId;
     const record = commandRecord(agentId, request, line, line.ms, c.get('place'));
     hub.emit('command', record, NO_KINGDOMS, audienceOf(agentId));
