@@ -9,7 +9,7 @@ import type { CommandRegistry } from '../../commands/registry.ts';
 import type { Execution } from '../../dispatch/execute.ts';
 import type { Client } from '../../dispatch/game-queue.ts';
 import type { Releasable } from '../../dispatch/pool.ts';
-import { badArgs, failureOf, failureOrNull, toFailure, type BridgeError } from '../../errors/bridge-error.ts';
+import { badArgs, failureOf, toFailure, type BridgeError } from '../../errors/bridge-error.ts';
 import { DEFAULT_TIMINGS } from '../../limits.ts';
 import { badArgsFailure, disabledFailure } from '../../errors/failures.ts';
 import { keyProblem } from '../../idempotency/key.ts';
