@@ -4,7 +4,16 @@ import type { CommandDescriptor, DisabledCommand } from '../commands/registry.ts
 import type { HealthObject } from '../commands/meta/health.ts';
 import { isErrorCode } from '../errors/codes.ts';
 import { sleep } from '../shared/sleep.ts';
-import { KEYED_COMMANDS, type ArgsOptional, type BatchItem, type BatchResults, type CommandArgs, type CommandName, type CommandResult } from './commands.ts';
+import {
+  KEYED_COMMANDS,
+  READ_COMMANDS,
+  type ArgsOptional,
+  type BatchItem,
+  type BatchResults,
+  type CommandArgs,
+  type CommandName,
+  type CommandResult,
+} from './commands.ts';
 import { DEFAULT_CONFIG_DIR, readBridgeConfig } from './config.ts';
 import { BridgeCallError, BridgeConnectionError, ClientConfigError, type ErrorBody } from './errors.ts';
 import { EventStream, type EventStreamOptions } from './events.ts';
@@ -237,8 +246,11 @@ export class BridgeClient {
         answer = await this.#once(method, path, payload, options, etag);
       } catch (err) {
         // decisions §8: a keyed request whose connection dropped is sent once more with the same
-        // key: the bridge answers it from what the first attempt did, never running it twice.
-        if (options.idempotencyKey === undefined || redialled || !DROPPED.has(err as object)) throw err;
+        // key: the bridge answers it from what the first attempt did, never running it twice. A
+        // read changes nothing, so it too is sent once more (an idle connection the bridge closed
+        // as it was reused is the common case). Any other name (a game's own command) is not.
+        const resendable = options.idempotencyKey !== undefined || method === 'GET' || READ_COMMANDS.has(command);
+        if (!resendable || redialled || !DROPPED.has(err as object)) throw err;
         redialled = true;
         attempt--;
         continue;

@@ -122,6 +122,33 @@ export const KEYED_COMMANDS: ReadonlySet<string> = new Set<CommandName>([
   'record_stop',
 ]);
 
+/**
+ * The catalogue's commands that change nothing (meta, discovery, reads, the two receivers): sent
+ * again once when their connection drops before the answer, as a keyed command is. Together with
+ * KEYED_COMMANDS they are the whole catalogue (test/client/batch.test.ts holds it).
+ */
+export const READ_COMMANDS: ReadonlySet<string> = new Set<CommandName>([
+  'health',
+  'whoami',
+  'session_info',
+  'objective_status',
+  'recv_messages',
+  'recv_events',
+  'list_actors',
+  'list_powers',
+  'list_speeds',
+  'list_tiles',
+  'get_tile',
+  'get_ui_state',
+  'get_world_state',
+  'list_cities',
+  'list_kingdoms',
+  'observe',
+  'query_actors',
+  'screenshot',
+  'world_hash',
+]);
+
 /** decisions §8: the commands a batch may hold (not meta, bus, world loading or saving, screenshot, recv_events, batch, step, record_start, record_stop). */
 export type BatchableName = Exclude<
   CommandName,

@@ -4,8 +4,8 @@ import t from 'tap';
 import { SANDBOX_GAME } from '../../src/bridge.ts';
 import { keepsAnswer } from '../../src/commands/define.ts';
 import { COMMANDS } from '../../src/commands/index.ts';
-import { KEYED_COMMANDS } from '../../src/client/commands.ts';
-import { BridgeCallError, createClient } from '../../src/client/index.ts';
+import { KEYED_COMMANDS, READ_COMMANDS } from '../../src/client/commands.ts';
+import { BridgeCallError, BridgeConnectionError, createClient } from '../../src/client/index.ts';
 import { startTestBridge } from '../helpers/bridge.ts';
 
 t.setTimeout(120_000); // real bridges on a machine that may be loaded
@@ -13,6 +13,51 @@ t.setTimeout(120_000); // real bridges on a machine that may be loaded
 t.test('the keyed commands are exactly the catalogue’s commands whose answers the bridge keeps', async (t) => {
   const expected = COMMANDS.filter(keepsAnswer).map((def) => def.name);
   t.same([...KEYED_COMMANDS].sort(), expected.sort());
+});
+
+t.test('the read commands are the rest of the catalogue: none keyed, none left out', async (t) => {
+  const rest = COMMANDS.filter((def) => !keepsAnswer(def)).map((def) => def.name);
+  t.same([...READ_COMMANDS].sort(), rest.sort());
+});
+
+t.test('a read whose connection dropped is sent once more; a name outside the catalogue is not', async (t) => {
+  const b = await startTestBridge(t, { game: SANDBOX_GAME });
+  const sent: string[] = [];
+  let drops = 0;
+  const dropping: typeof fetch = async (input, init) => {
+    const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { name: string }).name : String(input);
+    sent.push(body);
+    const response = await fetch(input, init);
+    if (drops > 0) {
+      drops--;
+      await response.text();
+      throw new TypeError('fetch failed', { cause: { code: 'ECONNRESET', message: 'other side closed' } });
+    }
+    return response;
+  };
+  const client = createClient({ url: b.bridge.url, token: b.token, fetch: dropping });
+
+  drops = 1;
+  const who = await client.call('whoami');
+  t.ok(typeof who.agent_id === 'string', 'the read answered');
+  t.same(sent, ['whoami', 'whoami'], 'sent twice');
+
+  sent.length = 0;
+  drops = 1;
+  await client.health();
+  t.equal(sent.length, 2, 'GET /health is sent again too');
+
+  sent.length = 0;
+  drops = 2;
+  const twice = await client.call('get_world_state').catch((err: unknown) => err);
+  t.ok(twice instanceof BridgeConnectionError, 'a second drop is the error');
+  t.equal(sent.length, 2, 'only once more');
+
+  sent.length = 0;
+  drops = 1;
+  const unknown = await client.request('a_games_own_command', {}).catch((err: unknown) => err);
+  t.ok(unknown instanceof BridgeConnectionError, 'a command the client cannot tell is a read is not sent again');
+  t.same(sent, ['a_games_own_command']);
 });
 
 t.test('client.batch against the sandbox: typed results, keys sent, a dropped connection retried once with the same key', async (t) => {
