@@ -1,7 +1,8 @@
 // decisions §14 end to end: the SDK's client through gcb mcp (a process over stdio, and Streamable
 // HTTP) against a real bridge, on the research game whose ticks take a known time:
 // - a call with `_meta.progressToken` gets notifications/progress from the bridge's own reports:
-//   a step (ticks done of ticks) and generate_world (its phases), rising, none past the total;
+//   a step (ticks done of ticks) and generate_world (its phases), rising, none past the total,
+//   none after the result;
 // - notifications/cancelled for a call queued behind a long step: the action never runs (the world
 //   and the events say so) and its slot is free while the step still runs.
 // The per-credential tool list and PERMISSION_DENIED against a real bridge are per-credential.test.ts's.
@@ -12,7 +13,7 @@ import t from 'tap';
 import { startTestBridge, tempDir, until, writeConfig } from '../helpers/bridge.ts';
 import { agent, token } from '../multi-agent/helpers.ts';
 import { RESEARCH_GAME } from '../research/helpers.ts';
-import { bothTransports, mcpServer } from './helpers.ts';
+import { bothTransports, mcpServer, recordWire } from './helpers.ts';
 
 // Real bridges and a gcb mcp process per transport, on a loaded machine.
 t.setTimeout(180_000);
@@ -41,6 +42,7 @@ async function withProgress(client: (typeof players)[number]['client'], name: st
 
 t.test("a faction player's step of 300 ticks: ticks done of 300, rising, at most about ten a second", async (t) => {
   for (const { via, client } of players) {
+    const wire = recordWire(client);
     const { result, seen, seconds } = await withProgress(client, 'worldbox_step', { ticks: 300 });
     t.notOk(result.isError, `${via}: the step answered`);
     t.match(result.structuredContent, { ticks: 300 });
@@ -53,6 +55,12 @@ t.test("a faction player's step of 300 ticks: ticks done of 300, rising, at most
     t.ok(
       seen.every((p, i) => i === 0 || p.progress > seen[i - 1]!.progress),
       `${via}: each further than the last (${seen.map((p) => p.progress).join(', ')})`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    t.same(
+      wire.slice(wire.findIndex((m) => 'result' in m) + 1).filter((m) => 'method' in m && m.method === 'notifications/progress'),
+      [],
+      `${via}: none after the result`,
     );
   }
 });
