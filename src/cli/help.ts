@@ -205,9 +205,10 @@ as "token" or "token_sha256" (docs/multi-agent.md: rotate a token). With --json:
 
   mcp: `usage: gcb mcp [--config-dir DIR | --url URL] [--tool-prefix P] [--http [--port N]]
 
-An MCP server in front of the bridge. At start it reads /capabilities and exposes one tool per
-enabled command plus one for capabilities (36 with every command enabled), named P<command>
-(default prefix worldbox_, so prompts written for the original WorldBox bridge work).
+An MCP server in front of the bridge. At start it reads /capabilities; each session gets one tool
+per enabled command its token may call plus one for capabilities (39 for the god on the sandbox, 27
+for a faction player), named P<command> (default prefix worldbox_, so prompts written for the
+original WorldBox bridge work), and the resources, prompts and completions of docs/mcp.md.
 
   (default)          stdio: one session, with the token of --config-dir or GCB_TOKEN
   --http             streamable HTTP on http://127.0.0.1:PORT/mcp instead. Each MCP session sends

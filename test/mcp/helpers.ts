@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCMessage, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { Test } from 'tap';
 import type { BridgeClient } from '../../src/client/client.ts';
 import { Credential } from '../../src/mcp/credential.ts';
@@ -84,4 +84,20 @@ export function recordNotifications(client: Client): Array<{ at: number; notific
   const seen: Array<{ at: number; notification: ServerNotification }> = [];
   client.fallbackNotificationHandler = async (notification) => void seen.push({ at: Date.now(), notification: notification as ServerNotification });
   return seen;
+}
+
+/**
+ * Every message a connected client receives from now on, in the order it came off the wire. The
+ * SDK's client handles a notification a microtask later than a response read in the same chunk,
+ * so only this order says whether the server sent a notification before or after a result.
+ */
+export function recordWire(client: Client): JSONRPCMessage[] {
+  const wire: JSONRPCMessage[] = [];
+  const transport = client.transport!;
+  const handle = transport.onmessage!;
+  transport.onmessage = (message, extra) => {
+    wire.push(message);
+    handle(message, extra);
+  };
+  return wire;
 }

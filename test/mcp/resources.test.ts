@@ -129,7 +129,10 @@ t.test('at most one update a second per resource; a tile and a kingdom by their 
   for (const [i, { via }] of sessions.entries()) {
     const events = updates(seen[i]!, 'world://events');
     t.ok(events.length >= 2 && events.length <= Math.ceil(span) + 1, `${via}: ${events.length} updates of world://events in ${span.toFixed(1)} s`);
-    for (let n = 1; n < events.length; n++) t.ok(events[n]!.at - events[n - 1]!.at >= 900, `${via}: a second apart (${events[n]!.at - events[n - 1]!.at} ms)`);
+    // Sent a second apart; on arrival, one may come late and the next on time. Without the rule
+    // they would come with the spawns, 200 ms apart.
+    for (let n = 1; n < events.length; n++)
+      t.ok(events[n]!.at - events[n - 1]!.at >= 600, `${via}: about a second apart (${events[n]!.at - events[n - 1]!.at} ms)`);
     t.ok(updates(seen[i]!, `world://tile/${here.x}/${here.y}`).length >= 1, `${via}: the tile where they were spawned changed`);
     t.same(updates(seen[i]!, `world://tile/${far.x}/${far.y}`), [], `${via}: a tile nothing happened on did not`);
   }
