@@ -39,8 +39,9 @@ export const GROUPS: readonly Group[] = [
     // The dispatcher's logic, and the batch's frame step it runs (units.test.ts holds both); pool.ts
     // and game-thread-host.ts start real threads (Piscina, the game thread) and are left to the
     // bridge suites: docs/reliability.md says why.
-    mutate: ['src/dispatch/{drain,execute,game-queue,jobs,timeout-queue}.ts', 'src/commands/action/batch/run.ts'],
+    mutate: ['src/dispatch/{drain,execute,game-queue,jobs,timeout-queue,step-events}.ts', 'src/commands/action/batch/run.ts'],
     tests: [
+      'test/dispatch/step-events.test.ts',
       'test/dispatch/dispatcher.test.ts',
       'test/dispatch/units.test.ts',
       'test/dispatch/lockstep-drain.test.ts',

@@ -28,6 +28,7 @@ import type { Collector, PlacedCommand } from '../shared/frame.ts';
 import { hFrameDuration, hFrameItems, hQueueWait, observe } from '../shared/histograms.ts';
 import { JobRegistry } from './jobs.ts';
 import { createPlaces } from './places.ts';
+import { createStepEvents, type StepEvents } from './step-events.ts';
 import { createWorldClock, type DrainerClock } from './world-clock.ts';
 
 type FrameHandler = (env: FrameEnv<unknown>, input: unknown) => unknown;
@@ -99,7 +100,8 @@ export function createDrainer(options: DrainerOptions): FrameDrainer {
   const maxSavepoints = options.maxSavepoints ?? LIMITS.maxSavepointsDefault;
   const reply = createReplier(port, options.events);
   const publishTick = () => Atomics.store(control, kTick, game.currentTick() | 0);
-  const clock = drainerClock(options, game, jobs, publishTick);
+  const stepEvents = createStepEvents(options.events, now);
+  const clock = drainerClock(options, game, jobs, publishTick, stepEvents);
 
   const frameEnv = frameEnvs({ game, jobs, clock, maxSavepoints, shared, timings, emit }, commands, inbox);
 
@@ -116,6 +118,7 @@ export function createDrainer(options: DrainerOptions): FrameDrainer {
     if (!handler) return finish(toFailure(new Error(`no frame handler ${action.command}.${action.phase}`)));
     // Timed so the stats count only the dispatcher (the steps it runs inside included).
     const handlerStart = now();
+    stepEvents.commandStarted();
     const outcome = guarded(handler, frameEnv(action.input, action.caller, progressOf(action, port, now, game)), action.input);
     handlerMs += now() - handlerStart;
     if (outcome instanceof Promise) {
@@ -328,15 +331,15 @@ function claimStart(action: ActionMessage, late: boolean, entries: Int32Array, r
   return false;
 }
 
-/** decisions §12: the world's clock as the drainer runs it; closing a stepped tick steps the jobs and sends its events. */
-function drainerClock(options: DrainerOptions, game: Required<GameModule>, jobs: JobRegistry, publishTick: () => void): DrainerClock {
+/** decisions §12: the world's clock as the drainer runs it; closing a stepped tick steps the jobs and lets its events go, in time (step-events.ts). */
+function drainerClock(options: DrainerOptions, game: Required<GameModule>, jobs: JobRegistry, publishTick: () => void, stepEvents: StepEvents): DrainerClock {
   return createWorldClock({
     mode: options.clockMode ?? 'realtime',
     currentTick: () => game.currentTick() | 0,
     closeTick: () => {
       jobs.step();
       publishTick();
-      options.events?.flush();
+      stepEvents.tickClosed();
       return Atomics.load(options.shared.control, kTick);
     },
     ...(options.warn ? { warn: options.warn } : {}),
