@@ -3,6 +3,7 @@ import { toFailure, type Outcome } from '../errors/bridge-error.ts';
 import { isRefusal } from '../errors/codes.ts';
 import { LIMITS, type Timings } from '../limits.ts';
 import type { CommandDef, FrameEnv } from '../commands/define.ts';
+import { createSavepointStore } from '../commands/shared/savepoints.ts';
 import type { GameModule } from '../shared/game-module.ts';
 import {
   ENTRY_EXPIRED,
@@ -69,7 +70,7 @@ export interface DrainerOptions {
   now?: () => number;
   /** decisions §12: which clock moves the world (default realtime). */
   clockMode?: ClockMode;
-  /** decisions §12: `[Game] max_savepoints` (default 16). */
+  /** decisions §12: `[Game] max_savepoints` (default LIMITS.maxSavepointsDefault): the bound of the savepoint store. */
   maxSavepoints?: number;
   /** Something went wrong that no command answers for (a clock hook threw). */
   warn?: (message: string) => void;
@@ -97,13 +98,14 @@ export function createDrainer(options: DrainerOptions): FrameDrainer {
   const jobs = new JobRegistry(control);
   const game = options.game as Required<GameModule>;
   const places = createPlaces();
-  const maxSavepoints = options.maxSavepoints ?? LIMITS.maxSavepointsDefault;
   const reply = createReplier(port, options.events);
   const publishTick = () => Atomics.store(control, kTick, game.currentTick() | 0);
   const stepEvents = createStepEvents(options.events, now);
   const clock = drainerClock(options, game, jobs, publishTick, stepEvents);
 
-  const frameEnv = frameEnvs({ game, jobs, clock, maxSavepoints, shared, timings, emit }, commands, inbox);
+  // The game thread's services, made once: every frame step gets the same ones.
+  const savepoints = createSavepointStore(clock, control, options.maxSavepoints);
+  const frameEnv = frameEnvs({ game, jobs, clock, savepoints, recording: { current: null }, shared, timings, emit }, commands, inbox);
 
   function start(action: ActionMessage, startMs: number): void {
     startedAt[action.cell] = startMs;
@@ -172,7 +174,7 @@ export function createDrainer(options: DrainerOptions): FrameDrainer {
   };
 }
 
-type Services = Pick<FrameEnv<unknown>, 'game' | 'jobs' | 'clock' | 'maxSavepoints' | 'shared' | 'timings' | 'emit'>;
+type Services = Pick<FrameEnv<unknown>, 'game' | 'jobs' | 'clock' | 'savepoints' | 'recording' | 'shared' | 'timings' | 'emit'>;
 
 /** The FrameEnv of each frame step: the drainer's services, and the entry's args, caller and progress. */
 function frameEnvs(
@@ -180,7 +182,7 @@ function frameEnvs(
   commands: ReadonlyMap<string, CommandDef>,
   inbox: Pick<Inbox, 'othersWaiting'>,
 ): (args: unknown, caller: ActionMessage['caller'], progress: Progress) => FrameEnv<unknown> {
-  const { game, jobs, clock, maxSavepoints, shared, timings, emit } = services;
+  const { game, jobs, clock, savepoints, recording, shared, timings, emit } = services;
   /** FrameEnv.runFrame: command `name`'s frame step inside the running one, with the frame a lone command of that name gets. */
   function runFrame(name: string, args: Record<string, unknown>, caller: ActionMessage['caller']): Outcome<unknown> | Promise<Outcome<unknown>> {
     const handler = commands.get(name)?.frame as FrameHandler | undefined;
@@ -195,7 +197,8 @@ function frameEnvs(
       caller,
       jobs,
       clock,
-      maxSavepoints,
+      savepoints,
+      recording,
       shared,
       timings,
       emit,

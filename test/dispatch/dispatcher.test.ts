@@ -744,20 +744,31 @@ function drainerWith(
   return { drainer, shared, world, send, replies };
 }
 
-t.test('the drainer by default: the realtime clock and 16 savepoints; a handler gets both, and the maxSavepoints given', async (t) => {
-  const seen: Array<FrameEnv<unknown>> = [];
-  const see = { frame: (env: FrameEnv<unknown>) => void seen.push(env) };
-  const plain = drainerWith(t, { see });
-  await plain.send('see');
-  plain.drainer.drainFrame();
-  t.equal(plain.drainer.clock.mode, 'realtime');
-  t.equal(seen[0]!.clock, plain.drainer.clock);
-  t.equal(seen[0]!.maxSavepoints, LIMITS.maxSavepointsDefault);
-  const three = drainerWith(t, { see }, { maxSavepoints: 3 });
-  await three.send('see');
-  three.drainer.drainFrame();
-  t.equal(seen[1]!.maxSavepoints, 3);
-});
+t.test(
+  'the drainer by default: the realtime clock and 16 savepoints; every frame step gets the same clock and services, a world swap empties the savepoints',
+  async (t) => {
+    const seen: Array<FrameEnv<unknown>> = [];
+    const see = { frame: (env: FrameEnv<unknown>) => void seen.push(env) };
+    const plain = drainerWith(t, { see });
+    await plain.send('see');
+    await plain.send('see');
+    plain.drainer.drainFrame();
+    t.equal(plain.drainer.clock.mode, 'realtime');
+    t.equal(seen[0]!.clock, plain.drainer.clock);
+    t.equal(seen[0]!.savepoints.limit, LIMITS.maxSavepointsDefault);
+    t.equal(seen[1]!.savepoints, seen[0]!.savepoints, 'one savepoint store');
+    t.equal(seen[1]!.recording, seen[0]!.recording, 'one record holder');
+    t.equal(seen[0]!.recording.current, null, 'no record yet');
+    seen[0]!.savepoints.add({ tick: 0, hash: '0', bytes: 1, snapshot: null });
+    plain.drainer.clock.worldSwapped();
+    t.equal(seen[0]!.savepoints.size, 0, 'a world swap: the savepoints are gone');
+    const three = drainerWith(t, { see }, { maxSavepoints: 3 });
+    await three.send('see');
+    three.drainer.drainFrame();
+    t.equal(seen[2]!.savepoints.limit, 3);
+    t.not(seen[2]!.savepoints, seen[0]!.savepoints, 'another drainer (game thread), another store');
+  },
+);
 
 t.test("a read's reply carries no place at all; an action's carries its own", async (t) => {
   const { drainer, send, replies } = drainerWith(t, { look: { category: 'read', frame: () => 1 }, act: { category: 'action', frame: () => 2 } });
