@@ -9,6 +9,7 @@ import type { GameFunctionName, GameModule } from '../shared/game-module.ts';
 import type { SharedState } from '../shared/layout.ts';
 import type { Progress } from '../shared/progress.ts';
 import type { BridgeInfo } from '../shared/protocol.ts';
+import type { Catalogues } from './shared/checks.ts';
 import type { RecordHolder } from './shared/recorder.ts';
 import type { SavepointStore } from './shared/savepoints.ts';
 
@@ -26,6 +27,8 @@ export interface FrameEnv<A> {
   jobs: FrameJobs;
   /** decisions §12: the world's clock: step moves it tick by tick; tick and world-swap hooks join it. */
   clock: WorldClock;
+  /** decisions §3: the game's catalogues, to check asset ids against (UNKNOWN_ASSET). */
+  catalogues: Catalogues;
   /** decisions §12: the game thread's savepoints (one store, emptied on a world swap). */
   savepoints: SavepointStore;
   /** decisions §12: the game thread's episode record, while one runs (record_start sets it). */

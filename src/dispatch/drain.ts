@@ -3,6 +3,7 @@ import { toFailure, type Outcome } from '../errors/bridge-error.ts';
 import { isRefusal } from '../errors/codes.ts';
 import { LIMITS, type Timings } from '../limits.ts';
 import type { CommandDef, FrameEnv } from '../commands/define.ts';
+import { Catalogues } from '../commands/shared/checks.ts';
 import { createSavepointStore } from '../commands/shared/savepoints.ts';
 import type { GameModule } from '../shared/game-module.ts';
 import {
@@ -105,7 +106,8 @@ export function createDrainer(options: DrainerOptions): FrameDrainer {
 
   // The game thread's services, made once: every frame step gets the same ones.
   const savepoints = createSavepointStore(clock, control, options.maxSavepoints);
-  const frameEnv = frameEnvs({ game, jobs, clock, savepoints, recording: { current: null }, shared, timings, emit }, commands, inbox);
+  const services = { game, jobs, clock, catalogues: new Catalogues(game), savepoints, recording: { current: null }, shared, timings, emit };
+  const frameEnv = frameEnvs(services, commands, inbox);
 
   function start(action: ActionMessage, startMs: number): void {
     startedAt[action.cell] = startMs;
@@ -174,7 +176,7 @@ export function createDrainer(options: DrainerOptions): FrameDrainer {
   };
 }
 
-type Services = Pick<FrameEnv<unknown>, 'game' | 'jobs' | 'clock' | 'savepoints' | 'recording' | 'shared' | 'timings' | 'emit'>;
+type Services = Pick<FrameEnv<unknown>, 'game' | 'jobs' | 'clock' | 'catalogues' | 'savepoints' | 'recording' | 'shared' | 'timings' | 'emit'>;
 
 /** The FrameEnv of each frame step: the drainer's services, and the entry's args, caller and progress. */
 function frameEnvs(
@@ -182,7 +184,7 @@ function frameEnvs(
   commands: ReadonlyMap<string, CommandDef>,
   inbox: Pick<Inbox, 'othersWaiting'>,
 ): (args: unknown, caller: ActionMessage['caller'], progress: Progress) => FrameEnv<unknown> {
-  const { game, jobs, clock, savepoints, recording, shared, timings, emit } = services;
+  const { game, jobs, clock, catalogues, savepoints, recording, shared, timings, emit } = services;
   /** FrameEnv.runFrame: command `name`'s frame step inside the running one, with the frame a lone command of that name gets. */
   function runFrame(name: string, args: Record<string, unknown>, caller: ActionMessage['caller']): Outcome<unknown> | Promise<Outcome<unknown>> {
     const handler = commands.get(name)?.frame as FrameHandler | undefined;
@@ -197,6 +199,7 @@ function frameEnvs(
       caller,
       jobs,
       clock,
+      catalogues,
       savepoints,
       recording,
       shared,

@@ -758,6 +758,7 @@ t.test(
     t.equal(seen[0]!.savepoints.limit, LIMITS.maxSavepointsDefault);
     t.equal(seen[1]!.savepoints, seen[0]!.savepoints, 'one savepoint store');
     t.equal(seen[1]!.recording, seen[0]!.recording, 'one record holder');
+    t.equal(seen[1]!.catalogues, seen[0]!.catalogues, 'one set of catalogues');
     t.equal(seen[0]!.recording.current, null, 'no record yet');
     seen[0]!.savepoints.add({ tick: 0, hash: '0', bytes: 1, snapshot: null });
     plain.drainer.clock.worldSwapped();
