@@ -6,9 +6,10 @@ import type { CommandDef, FrameEnv } from '../../src/commands/define.ts';
 import { COMMANDS } from '../../src/commands/index.ts';
 import { createCollector } from '../../src/events/collector.ts';
 import type { EventBatch } from '../../src/shared/protocol.ts';
+import type { PlacedCommand } from '../../src/shared/frame.ts';
 import { createDrainer } from '../../src/dispatch/drain.ts';
 import { drainerPort } from './drainer-port.ts';
-import { badArgs } from '../../src/errors/bridge-error.ts';
+import { badArgs, gameRejected } from '../../src/errors/bridge-error.ts';
 import { GameQueue, TIMEOUT_MESSAGE } from '../../src/dispatch/game-queue.ts';
 import { DEFAULT_TIMINGS, LIMITS, type Timings } from '../../src/limits.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
@@ -770,6 +771,60 @@ t.test(
     t.not(seen[2]!.savepoints, seen[0]!.savepoints, 'another drainer (game thread), another store');
   },
 );
+
+t.test(
+  "the clock's command hooks hear each command that kept its place, with its code or its result; a read, a refusal and a later phase are no record",
+  async (t) => {
+    const { drainer, send } = drainerWith(t, {
+      act: { category: 'action', frame: () => 2 },
+      look: { category: 'read', frame: () => 1 },
+      refuse: {
+        category: 'action',
+        frame: () => {
+          throw badArgs('no such tile');
+        },
+      },
+      reject: {
+        category: 'control',
+        frame: () => {
+          throw gameRejected('the game said no');
+        },
+      },
+      later: { category: 'action', frame: () => new Promise(() => {}) },
+    });
+    const heard: PlacedCommand[] = [];
+    drainer.clock.onCommand((command) => void heard.push(command));
+    for (const name of ['act', 'look', 'refuse', 'reject', 'later']) await send(name);
+    drainer.drainFrame();
+    t.same(heard, [
+      { place: { tick: 0, order: 0 }, agent: 'legacy', name: 'act', args: {}, code: null, result: 2 },
+      { place: { tick: 0, order: 1 }, agent: 'legacy', name: 'reject', args: {}, code: 'GAME_REJECTED' },
+      { place: { tick: 0, order: 2 }, agent: 'legacy', name: 'later', args: {}, code: null },
+    ]);
+    t.notOk('result' in heard[1]!, 'a failure carries no result');
+    t.notOk('result' in heard[2]!, 'a run that goes on over later ticks: no result yet');
+  },
+);
+
+t.test("a pool command's frame phase takes a place but is no record of its own", async (t) => {
+  const { port1, port2 } = new MessageChannel();
+  const shared = createSharedState();
+  const game = { currentTick: () => 0 } as unknown as GameModule;
+  const commands = new Map([['swap_in', { name: 'swap_in', category: 'control', phases: { install: () => 'installed' } } as unknown as CommandDef]]);
+  const drainer = createDrainer({ port: port2, shared, game, commands, timings: DEFAULT_TIMINGS });
+  t.teardown(() => {
+    port1.close();
+    port2.close();
+  });
+  const heard: PlacedCommand[] = [];
+  drainer.clock.onCommand((command) => void heard.push(command));
+  const { queue, replies } = drainerPort(port1, shared, caller);
+  queue('swap_in', 'install');
+  await tick();
+  drainer.drainFrame();
+  t.match(replies(), [{ kind: 'done', outcome: { ok: true, value: 'installed' }, place: { tick: 0, order: 0 } }]);
+  t.same(heard, []);
+});
 
 t.test("a read's reply carries no place at all; an action's carries its own", async (t) => {
   const { drainer, send, replies } = drainerWith(t, { look: { category: 'read', frame: () => 1 }, act: { category: 'action', frame: () => 2 } });
