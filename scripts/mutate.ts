@@ -1,4 +1,4 @@
-// npm run mutate [-- GROUP...]: mutation testing with StrykerJS, outside `npm test`.
+// npm run mutate [-- GROUP... [--files=PATH,...]]: mutation testing with StrykerJS, outside `npm test`.
 // Each group mutates one part of the bridge and runs only the tap files that test it, all in one
 // node process (scripts/mutate-tests.ts; no tap runner: it is started once a mutant), through
 // Stryker's command runner; a failing test (non-zero exit) kills the mutant. Groups run one after another, each
@@ -8,7 +8,9 @@
 // Bounded: only the fast unit files of each part (seconds each), two mutants at a time, and a
 // per-mutant timeout; `--since-last` reuses the previous kills of unchanged code (incremental) and
 // tests every other mutant again: the command runner reports no per-test coverage, so Stryker
-// itself would reuse a survivor's result even after a test that kills it was added.
+// itself would reuse a survivor's result even after a test that kills it was added. `--files=`
+// mutates only those files of the group (the files a change touched), with the group's tests, and
+// reports to reports/mutation/<group>.files.json, so a whole group's report is never replaced by a part.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Stryker } from '@stryker-mutator/core';
 
@@ -39,8 +41,9 @@ export const GROUPS: readonly Group[] = [
     // The dispatcher's logic, and the batch's frame step it runs (units.test.ts holds both); pool.ts
     // and game-thread-host.ts start real threads (Piscina, the game thread) and are left to the
     // bridge suites: docs/reliability.md says why.
-    mutate: ['src/dispatch/{drain,execute,game-queue,jobs,timeout-queue}.ts', 'src/commands/action/batch/run.ts'],
+    mutate: ['src/dispatch/{drain,execute,game-queue,jobs,timeout-queue,step-events}.ts', 'src/commands/action/batch/run.ts'],
     tests: [
+      'test/dispatch/step-events.test.ts',
       'test/dispatch/dispatcher.test.ts',
       'test/dispatch/units.test.ts',
       'test/dispatch/lockstep-drain.test.ts',
@@ -110,6 +113,11 @@ function keepOnlyKills(file: string): void {
 
 const args = process.argv.slice(2);
 const incremental = args.includes('--since-last');
+const only =
+  args
+    .find((a) => a.startsWith('--files='))
+    ?.slice('--files='.length)
+    .split(',') ?? null;
 const wanted = args.filter((a) => !a.startsWith('--'));
 const groups = GROUPS.filter((g) => wanted.length === 0 || wanted.includes(g.name));
 mkdirSync('reports/mutation', { recursive: true });
@@ -118,18 +126,20 @@ const summary: string[] = [];
 for (const group of groups) {
   const started = Date.now();
   // TAP_BAIL: the first failing assertion ends the process; a killed mutant needs no more.
+  const mutate = only ?? group.mutate;
+  const report = only === null ? group.name : `${group.name}.files`;
   const command = `TAP_BAIL=1 node --import tsx scripts/mutate-tests.ts ${group.tests.join(' ')} > /dev/null`;
-  const incrementalFile = `reports/mutation/${group.name}.incremental.json`;
+  const incrementalFile = `reports/mutation/${report}.incremental.json`;
   if (incremental && existsSync(incrementalFile)) keepOnlyKills(incrementalFile);
   const stryker = new Stryker({
     testRunner: 'command',
     commandRunner: { command },
-    mutate: group.mutate,
+    mutate,
     concurrency: Number(process.env.GCB_MUTATE_CONCURRENCY ?? 2),
     timeoutMS: 20_000,
     reporters: ['json', 'html', 'clear-text', 'progress-append-only'],
-    jsonReporter: { fileName: `reports/mutation/${group.name}.json` },
-    htmlReporter: { fileName: `reports/mutation/${group.name}.html` },
+    jsonReporter: { fileName: `reports/mutation/${report}.json` },
+    htmlReporter: { fileName: `reports/mutation/${report}.html` },
     clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
     // Always written, so that a later `--since-last` has a run to start from; `force` tests every mutant.
     incremental: true,
@@ -141,11 +151,11 @@ for (const group of groups) {
     logLevel: 'warn' as never, // a const enum in @stryker-mutator/api: its string value
   });
   await stryker.runMutationTest();
-  const report = JSON.parse(readFileSync(`reports/mutation/${group.name}.json`, 'utf8')) as { files: Record<string, { mutants: MutantResult[] }> };
+  const results = JSON.parse(readFileSync(`reports/mutation/${report}.json`, 'utf8')) as { files: Record<string, { mutants: MutantResult[] }> };
   let killed = 0;
   let total = 0;
   const survivors: string[] = [];
-  for (const [file, { mutants }] of Object.entries(report.files)) {
+  for (const [file, { mutants }] of Object.entries(results.files)) {
     for (const m of mutants) {
       if (m.status === 'CompileError' || m.status === 'Ignored') continue;
       total++;
@@ -154,7 +164,7 @@ for (const group of groups) {
     }
   }
   const minutes = ((Date.now() - started) / 60_000).toFixed(1);
-  summary.push(`${group.name}: ${killed}/${total} killed (${total ? ((100 * killed) / total).toFixed(1) : '-'}%), ${minutes} min`, ...survivors);
+  summary.push(`${report}: ${killed}/${total} killed (${total ? ((100 * killed) / total).toFixed(1) : '-'}%), ${minutes} min`, ...survivors);
   writeFileSync('reports/mutation/summary.txt', `${summary.join('\n')}\n`);
 }
 process.stdout.write(`\n${summary.join('\n')}\n`);

@@ -131,6 +131,11 @@ export const LIMITS = Object.freeze({
   eventStreamChunkBytes: 64 * 1024,
   /** Events one game frame may emit; beyond, they are dropped and counted (the sandbox summarises above 256). */
   eventsPerFrame: 4096,
+  /**
+   * decisions §7: a step's events leave with its answer, or sooner once it has stepped this long
+   * (or holds a frame's worth of events), so a long step's events reach streams as it runs.
+   */
+  stepEventsBatchMs: 100,
   /** decisions §7: recv_events. */
   recvEventsMaxDefault: 100,
   recvEventsMaxMax: 1000,

@@ -9,6 +9,9 @@ import type { GameFunctionName, GameModule } from '../shared/game-module.ts';
 import type { SharedState } from '../shared/layout.ts';
 import type { Progress } from '../shared/progress.ts';
 import type { BridgeInfo } from '../shared/protocol.ts';
+import type { Catalogues } from './shared/checks.ts';
+import type { RecordHolder } from './shared/recorder.ts';
+import type { SavepointStore } from './shared/savepoints.ts';
 
 export const JSON_SCHEMA_DRAFT = 'https://json-schema.org/draft/2020-12/schema';
 
@@ -24,8 +27,12 @@ export interface FrameEnv<A> {
   jobs: FrameJobs;
   /** decisions §12: the world's clock: step moves it tick by tick; tick and world-swap hooks join it. */
   clock: WorldClock;
-  /** decisions §12: `[Game] max_savepoints`. */
-  maxSavepoints: number;
+  /** decisions §3: the game's catalogues, to check asset ids against (UNKNOWN_ASSET). */
+  catalogues: Catalogues;
+  /** decisions §12: the game thread's savepoints (one store, emptied on a world swap). */
+  savepoints: SavepointStore;
+  /** decisions §12: the game thread's episode record, while one runs (record_start sets it). */
+  recording: RecordHolder;
   shared: SharedState;
   timings: Timings;
   /** decisions §7: the game host's emit (the bridge's frame kinds: world_generated, world_loaded). */

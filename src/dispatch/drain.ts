@@ -3,6 +3,8 @@ import { toFailure, type Outcome } from '../errors/bridge-error.ts';
 import { isRefusal } from '../errors/codes.ts';
 import { LIMITS, type Timings } from '../limits.ts';
 import type { CommandDef, FrameEnv } from '../commands/define.ts';
+import { Catalogues } from '../commands/shared/checks.ts';
+import { createSavepointStore } from '../commands/shared/savepoints.ts';
 import type { GameModule } from '../shared/game-module.ts';
 import {
   ENTRY_EXPIRED,
@@ -28,6 +30,7 @@ import type { Collector, PlacedCommand } from '../shared/frame.ts';
 import { hFrameDuration, hFrameItems, hQueueWait, observe } from '../shared/histograms.ts';
 import { JobRegistry } from './jobs.ts';
 import { createPlaces } from './places.ts';
+import { createStepEvents, type StepEvents } from './step-events.ts';
 import { createWorldClock, type DrainerClock } from './world-clock.ts';
 
 type FrameHandler = (env: FrameEnv<unknown>, input: unknown) => unknown;
@@ -68,7 +71,7 @@ export interface DrainerOptions {
   now?: () => number;
   /** decisions §12: which clock moves the world (default realtime). */
   clockMode?: ClockMode;
-  /** decisions §12: `[Game] max_savepoints` (default 16). */
+  /** decisions §12: `[Game] max_savepoints` (default LIMITS.maxSavepointsDefault): the bound of the savepoint store. */
   maxSavepoints?: number;
   /** Something went wrong that no command answers for (a clock hook threw). */
   warn?: (message: string) => void;
@@ -96,12 +99,15 @@ export function createDrainer(options: DrainerOptions): FrameDrainer {
   const jobs = new JobRegistry(control);
   const game = options.game as Required<GameModule>;
   const places = createPlaces();
-  const maxSavepoints = options.maxSavepoints ?? LIMITS.maxSavepointsDefault;
   const reply = createReplier(port, options.events);
   const publishTick = () => Atomics.store(control, kTick, game.currentTick() | 0);
-  const clock = drainerClock(options, game, jobs, publishTick);
+  const stepEvents = createStepEvents(options.events, now);
+  const clock = drainerClock(options, game, jobs, publishTick, stepEvents);
 
-  const frameEnv = frameEnvs({ game, jobs, clock, maxSavepoints, shared, timings, emit }, commands, inbox);
+  // The game thread's services, made once: every frame step gets the same ones.
+  const savepoints = createSavepointStore(clock, control, options.maxSavepoints);
+  const services = { game, jobs, clock, catalogues: new Catalogues(game), savepoints, recording: { current: null }, shared, timings, emit };
+  const frameEnv = frameEnvs(services, commands, inbox);
 
   function start(action: ActionMessage, startMs: number): void {
     startedAt[action.cell] = startMs;
@@ -116,6 +122,7 @@ export function createDrainer(options: DrainerOptions): FrameDrainer {
     if (!handler) return finish(toFailure(new Error(`no frame handler ${action.command}.${action.phase}`)));
     // Timed so the stats count only the dispatcher (the steps it runs inside included).
     const handlerStart = now();
+    stepEvents.commandStarted();
     const outcome = guarded(handler, frameEnv(action.input, action.caller, progressOf(action, port, now, game)), action.input);
     handlerMs += now() - handlerStart;
     if (outcome instanceof Promise) {
@@ -169,7 +176,7 @@ export function createDrainer(options: DrainerOptions): FrameDrainer {
   };
 }
 
-type Services = Pick<FrameEnv<unknown>, 'game' | 'jobs' | 'clock' | 'maxSavepoints' | 'shared' | 'timings' | 'emit'>;
+type Services = Pick<FrameEnv<unknown>, 'game' | 'jobs' | 'clock' | 'catalogues' | 'savepoints' | 'recording' | 'shared' | 'timings' | 'emit'>;
 
 /** The FrameEnv of each frame step: the drainer's services, and the entry's args, caller and progress. */
 function frameEnvs(
@@ -177,7 +184,7 @@ function frameEnvs(
   commands: ReadonlyMap<string, CommandDef>,
   inbox: Pick<Inbox, 'othersWaiting'>,
 ): (args: unknown, caller: ActionMessage['caller'], progress: Progress) => FrameEnv<unknown> {
-  const { game, jobs, clock, maxSavepoints, shared, timings, emit } = services;
+  const { game, jobs, clock, catalogues, savepoints, recording, shared, timings, emit } = services;
   /** FrameEnv.runFrame: command `name`'s frame step inside the running one, with the frame a lone command of that name gets. */
   function runFrame(name: string, args: Record<string, unknown>, caller: ActionMessage['caller']): Outcome<unknown> | Promise<Outcome<unknown>> {
     const handler = commands.get(name)?.frame as FrameHandler | undefined;
@@ -192,7 +199,9 @@ function frameEnvs(
       caller,
       jobs,
       clock,
-      maxSavepoints,
+      catalogues,
+      savepoints,
+      recording,
       shared,
       timings,
       emit,
@@ -328,15 +337,15 @@ function claimStart(action: ActionMessage, late: boolean, entries: Int32Array, r
   return false;
 }
 
-/** decisions §12: the world's clock as the drainer runs it; closing a stepped tick steps the jobs and sends its events. */
-function drainerClock(options: DrainerOptions, game: Required<GameModule>, jobs: JobRegistry, publishTick: () => void): DrainerClock {
+/** decisions §12: the world's clock as the drainer runs it; closing a stepped tick steps the jobs and lets its events go, in time (step-events.ts). */
+function drainerClock(options: DrainerOptions, game: Required<GameModule>, jobs: JobRegistry, publishTick: () => void, stepEvents: StepEvents): DrainerClock {
   return createWorldClock({
     mode: options.clockMode ?? 'realtime',
     currentTick: () => game.currentTick() | 0,
     closeTick: () => {
       jobs.step();
       publishTick();
-      options.events?.flush();
+      stepEvents.tickClosed();
       return Atomics.load(options.shared.control, kTick);
     },
     ...(options.warn ? { warn: options.warn } : {}),

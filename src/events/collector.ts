@@ -1,7 +1,8 @@
 // The game-thread half of the event layer: what stands behind `host.emit` (decisions §7). Events
-// are stamped and kept in a per-frame buffer. The batch leaves with the next answer the game thread
-// sends (so an answer never reaches a client before the events its command emitted), or at the end
-// of the frame: no message per event, none for an empty frame. The main loop numbers them.
+// are stamped with their tick and kept in a buffer. The batch leaves with the next answer the game
+// thread sends (so an answer never reaches a client before the events its command emitted), at the
+// end of the frame, or when the drainer flushes it during a long step: no message per event, none
+// for an empty frame. The main loop numbers them.
 import { LIMITS } from '../limits.ts';
 import type { Collector } from '../shared/frame.ts';
 import type { EventBatch, RawEvent } from '../shared/protocol.ts';
@@ -92,7 +93,7 @@ export function createCollector(options: {
     }
   }
 
-  return { emit, flush, take, send: sendSafely };
+  return { emit, flush, endTick: () => void (kept = 0), take, send: sendSafely, held: () => events.length };
 }
 
 const EMPTY: number[] = [];

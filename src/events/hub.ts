@@ -191,8 +191,7 @@ export class EventHub {
     if (this.#keepAlive) clearInterval(this.#keepAlive);
     for (const waiter of this.#waiters) this.#answer(waiter);
     const subscribers = [...this.#subscribers];
-    // Stryker disable next-line StringLiteral: an end reason is read only as 'overflow' or 'client'
-    for (const subscriber of subscribers) subscriber.end('closed');
+    for (const subscriber of subscribers) subscriber.end();
     let timer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
     const ended = await Promise.race([Promise.all(subscribers.map((s) => s.done)), graceOver]);
@@ -204,13 +203,7 @@ export class EventHub {
   publishBatch(batch: EventBatch): void {
     this.#dropped += batch.dropped;
     const atUtc = new Date(batch.at).toISOString();
-    // Stryker disable next-line ArrayDeclaration: the length only sizes the array ahead; every slot is set below
-    const events: StoredEvent[] = new Array<StoredEvent>(batch.events.length);
-    for (let i = 0; i < batch.events.length; i++) {
-      const raw = batch.events[i]!;
-      events[i] = this.#store(raw.kind, raw.tick, atUtc, raw.kingdomIds, raw.fields, null);
-    }
-    this.#fanOut(events);
+    this.#fanOut(batch.events.map((raw) => this.#store(raw.kind, raw.tick, atUtc, raw.kingdomIds, raw.fields, null)));
   }
 
   /**
@@ -289,7 +282,7 @@ export class EventHub {
   /** decisions §10: a removed agent's streams close (and its waiting recv_events answer). */
   closeAgent(agentId: string): void {
     this.#visible.delete(agentId);
-    for (const subscriber of this.#subscribers) if (subscriber.caller.agentId === agentId) subscriber.end('removed');
+    for (const subscriber of this.#subscribers) if (subscriber.caller.agentId === agentId) subscriber.end();
     for (const waiter of this.#waiters) if (waiter.caller.agentId === agentId) this.#answer(waiter);
   }
 
@@ -301,8 +294,7 @@ export class EventHub {
     for (const agentId of this.#visible.keys()) if (current(agentId) === null) this.#visible.delete(agentId);
     for (const subscriber of this.#subscribers) {
       const caller = current(subscriber.caller.agentId);
-      // Stryker disable next-line StringLiteral: an end reason is read only as 'overflow' or 'client'
-      if (caller === null) subscriber.end('removed');
+      if (caller === null) subscriber.end();
       else subscriber.caller = caller;
     }
     for (const waiter of this.#waiters) {
@@ -364,8 +356,7 @@ export class EventHub {
     });
     if (this.#stopped) {
       options.lease.release();
-      // Stryker disable next-line StringLiteral: an end reason is read only as 'overflow' or 'client'
-      subscriber.end('closed');
+      subscriber.end();
       return subscriber;
     }
     this.#subscribers.add(subscriber);

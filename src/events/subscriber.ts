@@ -16,7 +16,11 @@ export interface StreamSink {
   destroy(): void;
 }
 
-export type EndReason = 'closed' | 'overflow' | 'client' | 'removed';
+/**
+ * How a stream ended: `clean` (its buffer written, then the response ended), `overflow` (it fell a
+ * whole buffer behind and its connection was dropped), `client` (the client went away).
+ */
+export type EndReason = 'clean' | 'overflow' | 'client';
 
 export class Subscriber {
   caller: CallerContext;
@@ -33,7 +37,6 @@ export class Subscriber {
   #pendingBytes = 0;
   #inflightBytes = 0;
   #wake: (() => void) | null = null;
-  #ending = false;
   #ended: EndReason | null = null;
   readonly done: Promise<void>;
 
@@ -60,8 +63,7 @@ export class Subscriber {
   }
 
   get ended(): boolean {
-    // Stryker disable next-line LogicalOperator: end, abort and #overflow set both together
-    return this.#ended !== null || this.#ending;
+    return this.#ended !== null;
   }
 
   /** Does this subscriber get `event` (its kinds filter, and the audience rule against its caller now)? */
@@ -82,30 +84,30 @@ export class Subscriber {
   }
 
   /** Ends the stream cleanly once what is buffered is written (bridge closing, agent removed). */
-  end(reason: EndReason = 'closed'): void {
+  end(): void {
     if (this.ended) return;
-    this.#ending = true;
-    this.#finish(reason);
+    this.#finish('clean');
     this.#wake?.();
   }
 
   /** The client went away. */
   abort(): void {
-    if (this.#ended !== null) return;
-    this.#ending = true;
-    // Stryker disable next-line ArrayDeclaration: any new array lets the frames go; an ended stream reads neither again
-    this.#pending = [];
-    // Stryker disable next-line ArrayDeclaration: as above
-    this.#backlog = [];
+    if (this.ended) return;
+    this.#letGo();
     this.#finish('client');
     this.#wake?.();
   }
 
   /** Drops the connection now (end() could not finish: a client that does not read). */
   destroy(): void {
+    this.#letGo();
+    this.#sink.destroy();
+  }
+
+  /** Nothing buffered is written any more: the frames go. */
+  #letGo(): void {
     this.#pending = [];
     this.#backlog = [];
-    this.#sink.destroy();
   }
 
   #push(bytes: Uint8Array): void {
@@ -123,18 +125,13 @@ export class Subscriber {
   }
 
   #overflow(): void {
-    this.#ending = true;
-    // Stryker disable next-line ArrayDeclaration: any new array lets the frames go; an ended stream reads neither again
-    this.#pending = [];
-    // Stryker disable next-line ArrayDeclaration: as above
-    this.#backlog = [];
+    this.#letGo();
     this.#finish('overflow');
     this.#sink.destroy();
     this.#wake?.();
   }
 
   #finish(reason: EndReason): void {
-    if (this.#ended !== null) return;
     this.#ended = reason;
     this.#onEnd(this, reason);
   }
@@ -143,7 +140,7 @@ export class Subscriber {
     for (;;) {
       const chunk = this.#nextChunk();
       if (chunk === null) {
-        if (this.#ending) break;
+        if (this.ended) break;
         await new Promise<void>((resolve) => (this.#wake = resolve));
         continue;
       }
@@ -151,13 +148,11 @@ export class Subscriber {
       await this.#sink.write(chunk);
       this.#inflightBytes = 0;
     }
-    if (this.#ended !== 'overflow' && this.#ended !== 'client') await this.#sink.close();
+    if (this.#ended === 'clean') await this.#sink.close();
   }
 
   /** Up to chunkBytes: the gap preamble, the backlog, then live events, in that order. */
   #nextChunk(): Uint8Array | null {
-    // Stryker disable next-line LogicalOperator,StringLiteral: both buffers were emptied and offers are refused, so nothing follows anyway
-    if (this.#ended === 'overflow' || this.#ended === 'client') return null;
     const parts: Uint8Array[] = [];
     let bytes = 0;
     if (this.#preamble !== null) {

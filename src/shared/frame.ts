@@ -24,6 +24,13 @@ export interface Collector {
   emit(kind: string, fields?: Record<string, unknown>, kingdomIds?: readonly number[]): void;
   /** End of a frame: hand the batch over (nothing when there is none). */
   flush(): void;
+  /**
+   * End of a tick a command ran (step): the per-frame bound starts again, and the events stay
+   * (they leave with the answer, or with a later flush).
+   */
+  endTick(): void;
+  /** Events held now, not yet handed over. */
+  held(): number;
   /** The batch collected so far, taken out to travel with an answer; null when there is none. */
   take(): EventBatch | null;
   /** Sends a taken batch on its own after all (its answer could not carry it). */
@@ -62,8 +69,9 @@ export interface WorldClock {
   readonly mode: ClockMode;
   /**
    * Closes one tick that a command ran itself (step, after game.advance(1)): the per-frame jobs
-   * step once, the tick is published, that tick's events leave, and the tick hooks run. Under
-   * lockstep this is the only place the jobs step.
+   * step once, the tick is published, that tick's events are closed (they leave with the answer, or
+   * sooner in a long step: dispatch/step-events.ts), and the tick hooks run. Under lockstep this is
+   * the only place the jobs step.
    */
   endTick(): void;
   /**

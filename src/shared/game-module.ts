@@ -280,7 +280,7 @@ export interface GameModule {
   /**
    * Run exactly `ticks` simulation ticks now, back to back, whatever the pause flag, the speed and
    * the wall clock (a tick does the same whatever the speed). The bridge calls it one tick at a time
-   * and flushes that tick's events after each call, so advance(1) must be cheap and must close the
+   * and closes that tick's events after each call, so advance(1) must be cheap and must close the
    * frame's event summaries as update() does.
    */
   advance?(ticks: number): void;

@@ -3,7 +3,8 @@
 // is GAME_REJECTED naming the limit and savepoint_drop; an unknown id is GAME_REJECTED naming the known
 // ones; a world swap on the clock empties the store.
 import t from 'tap';
-import { savepointsOf, SavepointStore } from '../../src/commands/shared/savepoints.ts';
+import { LIMITS } from '../../src/limits.ts';
+import { createSavepointStore, SavepointStore } from '../../src/commands/shared/savepoints.ts';
 import { createWorldClock } from '../../src/dispatch/world-clock.ts';
 import { createSharedState } from '../../src/shared/layout.ts';
 
@@ -47,16 +48,13 @@ t.test('an unknown or dropped id is refused naming the known ones', async (t) =>
   t.same(store.get(1).snapshot, { tick: 5 });
 });
 
-t.test('one store per clock, emptied by a world swap', async (t) => {
+t.test("a game thread's store: its bound, emptied by its clock's world swap", async (t) => {
   const shared = createSharedState();
   const clock = createWorldClock({ mode: 'lockstep', currentTick: () => 0, closeTick: () => 0 });
-  const env = { clock, maxSavepoints: 3, shared };
-  const store = savepointsOf(env);
-  t.equal(savepointsOf(env), store, 'the same store for the same clock');
+  const store = createSavepointStore(clock, shared.control, 3);
   t.equal(store.limit, 3, '[Game] max_savepoints');
+  t.equal(createSavepointStore(clock, shared.control).limit, LIMITS.maxSavepointsDefault, 'by default');
   store.add(point(1));
   clock.worldSwapped();
   t.equal(store.size, 0, 'a different world: its savepoints are gone');
-  const other = savepointsOf({ clock: createWorldClock({ mode: 'lockstep', currentTick: () => 0, closeTick: () => 0 }), maxSavepoints: 3, shared });
-  t.not(other, store, 'another game thread, another store');
 });

@@ -6,9 +6,10 @@ import type { CommandDef, FrameEnv } from '../../src/commands/define.ts';
 import { COMMANDS } from '../../src/commands/index.ts';
 import { createCollector } from '../../src/events/collector.ts';
 import type { EventBatch } from '../../src/shared/protocol.ts';
+import type { PlacedCommand } from '../../src/shared/frame.ts';
 import { createDrainer } from '../../src/dispatch/drain.ts';
 import { drainerPort } from './drainer-port.ts';
-import { badArgs } from '../../src/errors/bridge-error.ts';
+import { badArgs, gameRejected } from '../../src/errors/bridge-error.ts';
 import { GameQueue, TIMEOUT_MESSAGE } from '../../src/dispatch/game-queue.ts';
 import { DEFAULT_TIMINGS, LIMITS, type Timings } from '../../src/limits.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
@@ -744,19 +745,85 @@ function drainerWith(
   return { drainer, shared, world, send, replies };
 }
 
-t.test('the drainer by default: the realtime clock and 16 savepoints; a handler gets both, and the maxSavepoints given', async (t) => {
-  const seen: Array<FrameEnv<unknown>> = [];
-  const see = { frame: (env: FrameEnv<unknown>) => void seen.push(env) };
-  const plain = drainerWith(t, { see });
-  await plain.send('see');
-  plain.drainer.drainFrame();
-  t.equal(plain.drainer.clock.mode, 'realtime');
-  t.equal(seen[0]!.clock, plain.drainer.clock);
-  t.equal(seen[0]!.maxSavepoints, LIMITS.maxSavepointsDefault);
-  const three = drainerWith(t, { see }, { maxSavepoints: 3 });
-  await three.send('see');
-  three.drainer.drainFrame();
-  t.equal(seen[1]!.maxSavepoints, 3);
+t.test(
+  'the drainer by default: the realtime clock and 16 savepoints; every frame step gets the same clock and services, a world swap empties the savepoints',
+  async (t) => {
+    const seen: Array<FrameEnv<unknown>> = [];
+    const see = { frame: (env: FrameEnv<unknown>) => void seen.push(env) };
+    const plain = drainerWith(t, { see });
+    await plain.send('see');
+    await plain.send('see');
+    plain.drainer.drainFrame();
+    t.equal(plain.drainer.clock.mode, 'realtime');
+    t.equal(seen[0]!.clock, plain.drainer.clock);
+    t.equal(seen[0]!.savepoints.limit, LIMITS.maxSavepointsDefault);
+    t.equal(seen[1]!.savepoints, seen[0]!.savepoints, 'one savepoint store');
+    t.equal(seen[1]!.recording, seen[0]!.recording, 'one record holder');
+    t.equal(seen[1]!.catalogues, seen[0]!.catalogues, 'one set of catalogues');
+    t.equal(seen[0]!.recording.current, null, 'no record yet');
+    seen[0]!.savepoints.add({ tick: 0, hash: '0', bytes: 1, snapshot: null });
+    plain.drainer.clock.worldSwapped();
+    t.equal(seen[0]!.savepoints.size, 0, 'a world swap: the savepoints are gone');
+    const three = drainerWith(t, { see }, { maxSavepoints: 3 });
+    await three.send('see');
+    three.drainer.drainFrame();
+    t.equal(seen[2]!.savepoints.limit, 3);
+    t.not(seen[2]!.savepoints, seen[0]!.savepoints, 'another drainer (game thread), another store');
+  },
+);
+
+t.test(
+  "the clock's command hooks hear each command that kept its place, with its code or its result; a read, a refusal and a later phase are no record",
+  async (t) => {
+    const { drainer, send } = drainerWith(t, {
+      act: { category: 'action', frame: () => 2 },
+      look: { category: 'read', frame: () => 1 },
+      refuse: {
+        category: 'action',
+        frame: () => {
+          throw badArgs('no such tile');
+        },
+      },
+      reject: {
+        category: 'control',
+        frame: () => {
+          throw gameRejected('the game said no');
+        },
+      },
+      later: { category: 'action', frame: () => new Promise(() => {}) },
+    });
+    const heard: PlacedCommand[] = [];
+    drainer.clock.onCommand((command) => void heard.push(command));
+    for (const name of ['act', 'look', 'refuse', 'reject', 'later']) await send(name);
+    drainer.drainFrame();
+    t.same(heard, [
+      { place: { tick: 0, order: 0 }, agent: 'legacy', name: 'act', args: {}, code: null, result: 2 },
+      { place: { tick: 0, order: 1 }, agent: 'legacy', name: 'reject', args: {}, code: 'GAME_REJECTED' },
+      { place: { tick: 0, order: 2 }, agent: 'legacy', name: 'later', args: {}, code: null },
+    ]);
+    t.notOk('result' in heard[1]!, 'a failure carries no result');
+    t.notOk('result' in heard[2]!, 'a run that goes on over later ticks: no result yet');
+  },
+);
+
+t.test("a pool command's frame phase takes a place but is no record of its own", async (t) => {
+  const { port1, port2 } = new MessageChannel();
+  const shared = createSharedState();
+  const game = { currentTick: () => 0 } as unknown as GameModule;
+  const commands = new Map([['swap_in', { name: 'swap_in', category: 'control', phases: { install: () => 'installed' } } as unknown as CommandDef]]);
+  const drainer = createDrainer({ port: port2, shared, game, commands, timings: DEFAULT_TIMINGS });
+  t.teardown(() => {
+    port1.close();
+    port2.close();
+  });
+  const heard: PlacedCommand[] = [];
+  drainer.clock.onCommand((command) => void heard.push(command));
+  const { queue, replies } = drainerPort(port1, shared, caller);
+  queue('swap_in', 'install');
+  await tick();
+  drainer.drainFrame();
+  t.match(replies(), [{ kind: 'done', outcome: { ok: true, value: 'installed' }, place: { tick: 0, order: 0 } }]);
+  t.same(heard, []);
 });
 
 t.test("a read's reply carries no place at all; an action's carries its own", async (t) => {

@@ -10,12 +10,12 @@ export type DoneReply = Extract<ActionReply, { kind: 'done' }>;
 /** `port` is the main loop's end; ids start at `firstId`, cells at 0. */
 export function drainerPort(port: MessagePort, shared: SharedState, caller: CallerContext, firstId = 0) {
   let cell = 0;
-  const queue = (command: string): void => {
+  const queue = (command: string, phase = 'run'): void => {
     const message: ActionMessage = {
       cell,
       id: firstId + cell,
       command,
-      phase: 'run',
+      phase,
       input: {},
       caller,
       enqueuedAt: performance.timeOrigin + performance.now(),

@@ -117,6 +117,38 @@ t.test('collector: declared kinds only (one warning each), a per-frame bound, on
   t.equal(sent[0]!.dropped, 1);
 });
 
+t.test("collector: endTick() starts a tick's bound again and keeps the events, each with its own tick; held counts them", async (t) => {
+  const batches: EventBatch[] = [];
+  let tick = 1;
+  const collector = createCollector({
+    kinds: new Set(['ping']),
+    currentTick: () => tick,
+    send: (batch) => batches.push(structuredClone(batch)),
+    warn: () => {},
+    maxPerFrame: 2,
+  });
+  t.equal(collector.held(), 0);
+  for (; tick <= 3; tick++) {
+    collector.emit('ping', { n: tick });
+    collector.emit('ping', { n: tick });
+    collector.endTick();
+  }
+  t.equal(batches.length, 0, 'nothing leaves at the end of a tick');
+  t.equal(collector.held(), 6, "two a tick, each tick's bound full, none dropped");
+  collector.emit('ping');
+  collector.emit('ping');
+  collector.emit('ping');
+  t.equal(collector.held(), 8, 'past the bound within one tick: not held');
+  collector.flush();
+  t.equal(collector.held(), 0, 'flushed: none held');
+  t.same(
+    batches[0]!.events.map((e) => e.tick),
+    [1, 1, 2, 2, 3, 3, 4, 4],
+    'one batch, each event with its tick, in order',
+  );
+  t.equal(batches[0]!.dropped, 1);
+});
+
 t.test("collector: take() hands the batch to an answer; the bound stays a frame's across takes; send() drops only what cannot be copied", async (t) => {
   const sent: EventBatch[] = [];
   const warnings: string[] = [];

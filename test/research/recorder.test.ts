@@ -18,6 +18,7 @@ function harness(options: { maxBytes?: number; mode?: 'realtime' | 'lockstep'; s
   let text = '';
   let closed = 0;
   const stops: RecordStopped[] = [];
+  const hashed: number[] = [];
   const header: EpisodeHeader = { format: 1, mod_version: '0.5.0', game: 'test', seed: 1, width: 128, height: 128, tick: world.tick, hash: hashOf(world.tick) };
   const recorder = new Recorder({
     name: 'r',
@@ -25,7 +26,8 @@ function harness(options: { maxBytes?: number; mode?: 'realtime' | 'lockstep'; s
     sink: { write: (chunk) => void (text += chunk), close: () => (closed++, Promise.resolve(null)) },
     header,
     clock,
-    world: () => ({ tick: world.tick, hash: hashOf(world.tick) }),
+    tick: () => world.tick,
+    hash: () => (hashed.push(world.tick), hashOf(world.tick)),
     maxBytes: options.maxBytes ?? 1 << 20,
     hashEveryTicks: 60,
     onStop: (stopped) => stops.push(stopped),
@@ -33,17 +35,19 @@ function harness(options: { maxBytes?: number; mode?: 'realtime' | 'lockstep'; s
   let order = options.firstOrder ?? 0;
   let orderTick = world.tick;
   /** A command placed now, as the drainer would report it; `moveTo` moves the world as its step ran. */
-  const command = (name: string, moveTo?: number) => {
+  const command = (name: string, moveTo?: number, result?: unknown) => {
     if (orderTick !== world.tick) {
       orderTick = world.tick;
       order = 0;
     }
     const place = { tick: world.tick, order: order++ };
     if (moveTo !== undefined) world.tick = moveTo;
-    clock.commandPlaced({ place, agent: 'a', name, args: { n: 1 }, code: null });
+    clock.commandPlaced({ place, agent: 'a', name, args: { n: 1 }, code: null, ...(result !== undefined && { result }) });
   };
   return {
     world,
+    hashOf,
+    hashed,
     clock,
     recorder,
     command,
@@ -90,6 +94,25 @@ t.test('orders count from the first recorded command at the first tick, and from
   t.equal(h.closed(), 1);
 });
 
+t.test('the world is hashed only for a line that holds its digest, and not again when the command gave it', async (t) => {
+  const h = harness({ startTick: 10 });
+  h.command('spawn');
+  h.command('paint_tile');
+  t.same(h.hashed, [], 'commands that leave the tick: no digest taken');
+  h.command('step', 15, { tick_before: 10, tick: 15, ticks: 5 });
+  t.same(h.hashed, [15], "a step that gives no digest (a faction player's): hashed once for its hash line");
+  h.command('step', 20, { tick_before: 15, tick: 20, ticks: 5, hash: 'f'.repeat(16) });
+  h.command('rewind', 12, { id: 1, from_tick: 20, tick: 12, hash: 'e'.repeat(16) });
+  h.command('step', 13, { tick_before: 12, tick: 99, hash: 'd'.repeat(16) });
+  t.same(h.hashed, [15, 13], "the digest of the result at the tick now is the hash line's; one of another tick is not");
+  h.recorder.stop('record_stop');
+  t.same(h.hashed, [15, 13, 13], 'the end line');
+  t.same(
+    parseEpisode(h.text(), '0.5.0').entries.map((entry) => (entry.kind === 'hash' ? [entry.tick, entry.hash] : entry.kind)),
+    ['command', 'command', 'command', [15, h.hashOf(15)], 'command', [20, 'f'.repeat(16)], 'command', [12, 'e'.repeat(16)], 'command', [13, h.hashOf(13)]],
+  );
+});
+
 t.test('past its byte bound the record stops itself: the end line says max_bytes and onStop reports it', async (t) => {
   const h = harness({ maxBytes: 2048 });
   for (let i = 0; i < 100 && !h.recorder.stopped; i++) h.command('spawn');
@@ -101,7 +124,7 @@ t.test('past its byte bound the record stops itself: the end line says max_bytes
   const before = h.text();
   h.command('spawn');
   t.equal(h.text(), before, 'nothing is written after the end line');
-  t.equal(h.recorder.stop('record_stop').reason, 'record_stop', 'stopping again writes nothing');
+  t.same(h.recorder.stop('record_stop'), h.stops[0], 'stopping again writes nothing and says how it ended');
   t.equal(h.text(), before);
   t.equal(h.stops.length, 1);
   parseEpisode(h.text(), '0.5.0'); // a record that stopped itself is whole: it replays

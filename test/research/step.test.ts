@@ -51,6 +51,25 @@ t.test("each tick's events go out as usual, at their own tick", async (t) => {
   );
 });
 
+t.test("a long step (several batches of 100 ms): every tick's event arrives, once, in order, at its own tick", async (t) => {
+  const b = await startResearch(t, { game: { msPerTick: 15 } });
+  await b.ok('spawn', { entity_id: 'walker', x: 1, y: 1 });
+  const answer = await b.ok('step', { ticks: 40 });
+  t.equal(answer.ticks, 40);
+  const { items } = await b.ok('recv_events', { kinds: ['ticked'], max: 100 });
+  t.same(
+    items.map((e: { tick: number }) => e.tick),
+    Array.from({ length: 40 }, (_, i) => i + 1),
+    'ticks 1..40, one event each',
+  );
+  const seqs = items.map((e: { seq: number }) => e.seq);
+  t.same(
+    seqs,
+    seqs.map((_: number, i: number) => seqs[0] + i),
+    'numbered in the order emitted, no gap',
+  );
+});
+
 t.test('the step budget: past it, the step stops after the tick in progress and answers stopped "deadline"', async (t) => {
   const b = await startResearch(t, { game: { msPerTick: 20 }, bridge: { timings: { stepBudgetMs: 300 } } });
   const t0 = performance.now();

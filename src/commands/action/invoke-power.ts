@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { badArgs, gameRejected } from '../../errors/bridge-error.ts';
 import { LIMITS } from '../../limits.ts';
-import { checkAsset, checkPoint, powerFlagsOf, TileX, TileY } from '../shared/checks.ts';
+import { checkPoint, TileX, TileY } from '../shared/checks.ts';
 import { startPulsedRun } from '../shared/pulse-run.ts';
 import { defineCommand } from '../define.ts';
 
@@ -47,17 +47,17 @@ export default defineCommand({
   // decisions §8: a pulsed run spans frames, so it cannot be part of a one-frame batch.
   batchRefusal: (args) => ((args.pulses ?? 1) > 1 ? 'a pulsed invoke_power (pulses > 1) spans frames and cannot be a batch item' : null),
   frame: (env) => {
-    const { game, args } = env;
+    const { game, args, catalogues } = env;
     const pulses = args.pulses ?? 1;
     const radius = args.radius ?? null;
     // Everything is validated before the world is touched: shape, then ids, then bounds, then the
     // rules the world itself refuses.
     if ((args.x2 === undefined) !== (args.y2 === undefined)) throw badArgs('x2 and y2 go together: give both or neither');
     if (args.x2 !== undefined && pulses === 1) throw badArgs('x2/y2 describe a pulsed run: they need pulses > 1');
-    checkAsset(game, 'powers', 'power_id', args.power_id);
+    catalogues.check('powers', 'power_id', args.power_id);
     checkPoint(game, args.x, args.y);
     if (args.x2 !== undefined && args.y2 !== undefined) checkPoint(game, args.x2, args.y2, ['x2', 'y2']);
-    const flags = powerFlagsOf(game, args.power_id);
+    const flags = catalogues.powerFlags(args.power_id);
     if (flags.isToggle && pulses > 1) throw gameRejected(`power '${args.power_id}' is a toggle: one call flips it, pulses must be 1`, 'ToggleNotPulsable');
     if (radius !== null && !flags.supportsRadius) {
       throw gameRejected(`power '${args.power_id}' has a fixed size and takes no radius (list_powers: supports_radius false)`, 'RadiusNotSupported');

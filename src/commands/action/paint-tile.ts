@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { badArgs } from '../../errors/bridge-error.ts';
 import { LIMITS } from '../../limits.ts';
-import { checkAsset, checkPoint, TileX, TileY } from '../shared/checks.ts';
+import { checkPoint, TileX, TileY } from '../shared/checks.ts';
 import { defineCommand } from '../define.ts';
 
 export const PaintTileArgs = Type.Object(
@@ -38,13 +38,13 @@ export default defineCommand({
   permission: { all: ['action_global'] },
   binds: ['paintTile', 'listTiles', 'listTopTiles', 'worldSize'],
   runsOnGameThread: true,
-  frame: ({ game, args }) => {
+  frame: ({ game, args, catalogues }) => {
     const radius = args.radius ?? 0;
     const tileId = args.tile_id ?? null;
     const topId = args.top_id ?? null;
     if (tileId === null && topId === null) throw badArgs('paint_tile needs tile_id, top_id or both');
-    if (tileId !== null) checkAsset(game, 'tiles', 'tile_id', tileId);
-    if (topId !== null) checkAsset(game, 'tops', 'top_id', topId);
+    if (tileId !== null) catalogues.check('tiles', 'tile_id', tileId);
+    if (topId !== null) catalogues.check('tops', 'top_id', topId);
     checkPoint(game, args.x, args.y);
     const outcome = game.paintTile(args.x, args.y, tileId, topId, radius);
     return { center: { x: args.x, y: args.y }, radius, tile_id: tileId, top_id: topId, painted: outcome.painted, skipped: outcome.skipped };

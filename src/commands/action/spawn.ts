@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { LIMITS } from '../../limits.ts';
-import { checkAsset, checkPoint, TileX, TileY } from '../shared/checks.ts';
+import { checkPoint, TileX, TileY } from '../shared/checks.ts';
 import { defineCommand } from '../define.ts';
 
 export const SpawnArgs = Type.Object(
@@ -34,10 +34,10 @@ export default defineCommand({
   permission: { any: ['action_faction', 'action_global'] },
   binds: ['spawn', 'listActors', 'worldSize'],
   runsOnGameThread: true,
-  frame: ({ game, args }) => {
+  frame: ({ game, args, catalogues }) => {
     const count = args.count ?? 1;
     const adult = args.adult ?? false;
-    checkAsset(game, 'actors', 'entity_id', args.entity_id);
+    catalogues.check('actors', 'entity_id', args.entity_id);
     checkPoint(game, args.x, args.y);
     const outcome = game.spawn(args.entity_id, args.x, args.y, count, adult);
     return { entity_id: args.entity_id, x: args.x, y: args.y, requested: count, spawned: outcome.spawned, failed: outcome.failed, names: outcome.names };

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { LIMITS } from '../../limits.ts';
 import { EPISODE_FORMAT, type EpisodeHeader } from '../../shared/episode-format.ts';
-import { checkNotRecording, fileSink, Recorder, recordHolderOf } from '../shared/recorder.ts';
+import { checkNotRecording, fileSink, Recorder } from '../shared/recorder.ts';
 import { createRecordFile, discardRecordFile, recordPath, type RecordPath } from '../shared/episodes.ts';
 import { SAVE_NAME_PATTERN } from '../shared/saves.ts';
 import { defineCommand } from '../define.ts';
@@ -49,10 +49,9 @@ export default defineCommand({
   runsOnGameThread: false,
   phases: {
     // Before the file is made or a file replaced: a refused start touches nothing.
-    check: ({ clock }) => checkNotRecording(recordHolderOf(clock)),
-    begin: ({ game, clock, emit }, input: Begin) => {
-      const holder = recordHolderOf(clock);
-      checkNotRecording(holder); // again: another record may have started since the check
+    check: ({ recording }) => checkNotRecording(recording),
+    begin: ({ game, clock, emit, recording }, input: Begin) => {
+      checkNotRecording(recording); // again: another record may have started since the check
       const world = game.getWorldState?.();
       const header: EpisodeHeader = {
         format: EPISODE_FORMAT,
@@ -64,13 +63,14 @@ export default defineCommand({
         tick: game.currentTick(),
         hash: game.stateHash(),
       };
-      holder.current = new Recorder({
+      recording.current = new Recorder({
         name: input.name,
         path: input.shown,
         sink: fileSink(input.fd),
         header,
         clock,
-        world: () => ({ tick: game.currentTick(), hash: game.stateHash() }),
+        tick: () => game.currentTick(),
+        hash: () => game.stateHash(),
         maxBytes: LIMITS.recordMaxBytes,
         hashEveryTicks: LIMITS.recordRealtimeHashTicks,
         onStop: ({ name, path, reason, lines, bytes, tick }) => emit('record_stopped', { name, path, reason, lines, bytes, tick }),

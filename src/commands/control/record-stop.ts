@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { describeException, errorOf, gameRejected } from '../../errors/bridge-error.ts';
 import { gameCrashFailure } from '../../errors/failures.ts';
-import { recordHolderOf } from '../shared/recorder.ts';
 import { NoArgs, defineCommand } from '../define.ts';
 
 export default defineCommand({
@@ -24,11 +23,10 @@ export default defineCommand({
   runsOnGameThread: true,
   // A batch is one line of the record: a record_stop inside it would end the record it is part of.
   batchRefusal: () => 'record_stop ends the record a batch would be a line of: send it on its own',
-  frame: ({ clock }) => {
-    const holder = recordHolderOf(clock);
-    const running = holder.current;
+  frame: ({ recording }) => {
+    const running = recording.current;
     if (running === null || running.stopped) throw gameRejected('no record is running: record_start { name } starts one', 'NotRecording');
-    holder.current = null;
+    recording.current = null;
     const { name, path, lines, bytes, tick, hash } = running.stop('record_stop');
     // decisions §15: the lines are written off the game thread; the answer waits for them, the frame does not.
     return running.closed!.then((error) => {

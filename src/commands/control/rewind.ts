@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { savepointsOf } from '../shared/savepoints.ts';
 import { leaveTimeline } from '../shared/world-swap.ts';
 import { defineCommand } from '../define.ts';
 
@@ -21,8 +20,8 @@ export default defineCommand({
   binds: ['snapshot', 'restore', 'stateHash'],
   runsOnGameThread: true,
   frame: (env) => {
-    const { game, args, emit, shared } = env;
-    const held = savepointsOf(env).get(args.id); // an unknown id is refused before anything changes
+    const { game, args, emit, shared, savepoints } = env;
+    const held = savepoints.get(args.id); // an unknown id is refused before anything changes
     const fromTick = game.currentTick();
     game.restore(held.snapshot);
     // decisions §15: the runs of the timeline left behind pulse no more.

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { savepointsOf } from '../shared/savepoints.ts';
 import { defineCommand } from '../define.ts';
 
 export default defineCommand({
@@ -11,8 +10,8 @@ export default defineCommand({
   permission: { all: ['control_world'] },
   binds: ['snapshot', 'restore', 'stateHash'],
   runsOnGameThread: true,
-  frame: (env) => {
-    savepointsOf(env).drop(env.args.id);
-    return { id: env.args.id, dropped: true as const };
+  frame: ({ args, savepoints }) => {
+    savepoints.drop(args.id);
+    return { id: args.id, dropped: true as const };
   },
 });

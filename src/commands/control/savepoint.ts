@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { LIMITS } from '../../limits.ts';
 import { snapshotBytesOf } from '../../shared/snapshot-bytes.ts';
-import { savepointsOf } from '../shared/savepoints.ts';
 import { defineCommand } from '../define.ts';
 
 export default defineCommand({
@@ -27,8 +26,7 @@ export default defineCommand({
   binds: ['snapshot', 'restore', 'stateHash'],
   runsOnGameThread: true,
   frame: (env) => {
-    const { game, args } = env;
-    const store = savepointsOf(env);
+    const { game, args, savepoints: store } = env;
     store.checkRoom(); // before the snapshot: a refused savepoint costs no copy of the world
     const snapshot = game.snapshot();
     const held = store.add({

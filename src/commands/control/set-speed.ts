@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import { LIMITS } from '../../limits.ts';
-import { checkAsset } from '../shared/checks.ts';
 import { defineCommand } from '../define.ts';
 
 export default defineCommand({
@@ -12,8 +11,8 @@ export default defineCommand({
   permission: { all: ['advance_time'] },
   binds: ['setSpeed', 'listSpeeds'],
   runsOnGameThread: true,
-  frame: ({ game, args }) => {
-    checkAsset(game, 'speeds', 'speed_id', args.speed_id);
+  frame: ({ game, args, catalogues }) => {
+    catalogues.check('speeds', 'speed_id', args.speed_id);
     const speed = game.listSpeeds().find((s) => s.id === args.speed_id);
     const previous = game.setSpeed(args.speed_id);
     return { speed_id: args.speed_id, multiplier: speed?.multiplier ?? 1, previous };

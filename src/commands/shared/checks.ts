@@ -18,10 +18,42 @@ export interface PowerFlags {
   isToggle: boolean;
 }
 
-// A game build's catalogue does not change while it runs (ids are "in this game build"), so the id
-// lists are built once per game module instead of on every command.
-const catalogues = new WeakMap<object, Map<CatalogueName, Catalogue>>();
-const powerFlags = new WeakMap<object, ReadonlyMap<string, PowerFlags>>();
+/**
+ * The game's catalogues (tiles, tops, actors, powers, speeds) as the game thread checks ids against
+ * them. A game build's catalogue does not change while it runs (ids are "in this game build"), so
+ * each list is read from the game once, on first use; the drainer makes one for its game and hands
+ * it to every frame step (FrameEnv.catalogues).
+ */
+export class Catalogues {
+  readonly #game: Required<GameModule>;
+  readonly #lists = new Map<CatalogueName, Catalogue>();
+  #powerFlags: ReadonlyMap<string, PowerFlags> | null = null;
+
+  constructor(game: Required<GameModule>) {
+    this.#game = game;
+  }
+
+  /** UNKNOWN_ASSET with did_you_mean (the 5 nearest ids of the catalogue) unless `value` is an id of it. */
+  check(name: CatalogueName, field: string, value: string): void {
+    const { ids, known } = this.#list(name);
+    if (!known.has(value)) throw unknownAsset(field, value, ids);
+  }
+
+  powerFlags(powerId: string): PowerFlags {
+    this.#powerFlags ??= new Map(this.#game.listPowers().map((p) => [p.id, { supportsRadius: p.supports_radius === true, isToggle: p.is_toggle === true }]));
+    return this.#powerFlags.get(powerId) ?? { supportsRadius: false, isToggle: false };
+  }
+
+  #list(name: CatalogueName): Catalogue {
+    let entry = this.#lists.get(name);
+    if (!entry) {
+      const ids = listIds(this.#game, name).map((item) => item.id);
+      entry = { ids, known: new Set(ids) };
+      this.#lists.set(name, entry);
+    }
+    return entry;
+  }
+}
 
 function listIds(game: Required<GameModule>, name: CatalogueName): Array<{ id: string }> {
   switch (name) {
@@ -36,36 +68,6 @@ function listIds(game: Required<GameModule>, name: CatalogueName): Array<{ id: s
     case 'speeds':
       return game.listSpeeds();
   }
-}
-
-function catalogue(game: Required<GameModule>, name: CatalogueName): Catalogue {
-  let perGame = catalogues.get(game);
-  if (!perGame) {
-    perGame = new Map();
-    catalogues.set(game, perGame);
-  }
-  let entry = perGame.get(name);
-  if (!entry) {
-    const ids = listIds(game, name).map((item) => item.id);
-    entry = { ids, known: new Set(ids) };
-    perGame.set(name, entry);
-  }
-  return entry;
-}
-
-/** UNKNOWN_ASSET with did_you_mean (the 5 nearest ids of the catalogue) unless `value` is an id of it. */
-export function checkAsset(game: Required<GameModule>, name: CatalogueName, field: string, value: string): void {
-  const { ids, known } = catalogue(game, name);
-  if (!known.has(value)) throw unknownAsset(field, value, ids);
-}
-
-export function powerFlagsOf(game: Required<GameModule>, powerId: string): PowerFlags {
-  let flags = powerFlags.get(game);
-  if (!flags) {
-    flags = new Map(game.listPowers().map((p) => [p.id, { supportsRadius: p.supports_radius === true, isToggle: p.is_toggle === true }]));
-    powerFlags.set(game, flags);
-  }
-  return flags.get(powerId) ?? { supportsRadius: false, isToggle: false };
 }
 
 /** OUT_OF_BOUNDS unless (x, y) is a tile of the current map (`names` label the fields in the message). */

@@ -37,8 +37,10 @@ export interface RecorderOptions {
   sink: RecordSink;
   header: EpisodeHeader;
   clock: WorldClock;
-  /** The world's tick and digest now. */
-  world(): { tick: number; hash: string };
+  /** The world's tick now. */
+  tick(): number;
+  /** The world's digest now: hashing the world costs, so it is asked only for a line that holds it. */
+  hash(): string;
   /** Past this many bytes the record stops itself (the line that would cross it is not written). */
   maxBytes: number;
   /** Under realtime a hash line every this many ticks. */
@@ -60,7 +62,7 @@ export class Recorder {
   #lastHashedTick: number;
   #bytes = 0;
   #lines = 0;
-  #stopped = false;
+  #stopped: RecordStopped | null = null;
   #closed: Promise<Error | null> | null = null;
 
   constructor(options: RecorderOptions) {
@@ -96,19 +98,20 @@ export class Recorder {
   }
 
   get stopped(): boolean {
-    return this.#stopped;
+    return this.#stopped !== null;
   }
 
-  /** Ends the record with its end line (the world's tick and hash now) and closes the file. */
+  /** Ends the record with its end line (the world's tick and hash now) and closes the file; once stopped, says how it ended. */
   stop(reason: RecordEnd): RecordStopped {
-    const { tick, hash } = this.#options.world();
-    if (this.#stopped) return { name: this.name, path: this.path, reason, lines: this.#lines, bytes: this.#bytes, tick, hash };
-    this.#stopped = true;
+    if (this.#stopped !== null) return this.#stopped;
+    const tick = this.#options.tick();
+    const hash = this.#options.hash();
     for (const remove of this.#removers) remove();
     // The end line is always written: the bound keeps room for it.
     this.#write(endLine(tick, hash, reason, this.#lines));
     this.#closed = this.#options.sink.close();
     const stopped = { name: this.name, path: this.path, reason, lines: this.#lines, bytes: this.#bytes, tick, hash };
+    this.#stopped = stopped;
     this.#options.onStop(stopped);
     return stopped;
   }
@@ -126,8 +129,8 @@ export class Recorder {
     const id = (command.result as { id?: unknown } | undefined)?.id;
     if (command.name === 'savepoint' && typeof id === 'number') line.id = id;
     if (!this.#append(JSON.stringify(line))) return;
-    const now = this.#options.world();
-    if (now.tick !== tick) this.#hash(now.tick, now.hash);
+    const now = this.#options.tick();
+    if (now !== tick) this.#hash(now, digestIn(command.result, now) ?? this.#options.hash());
   }
 
   #tick(tick: number, movedBy: 'command' | 'frame'): void {
@@ -135,8 +138,7 @@ export class Recorder {
     if (movedBy !== 'frame') return;
     const every = this.#options.hashEveryTicks;
     if (Math.floor(tick / every) === Math.floor(this.#lastHashedTick / every)) return;
-    const now = this.#options.world();
-    this.#hash(now.tick, now.hash);
+    this.#hash(this.#options.tick(), this.#options.hash());
   }
 
   #hash(tick: number, hash: string): void {
@@ -147,7 +149,7 @@ export class Recorder {
 
   /** Writes a line unless it would cross the bound; then the record stops instead. */
   #append(text: string): boolean {
-    if (this.#stopped) return false;
+    if (this.#stopped !== null) return false;
     const bytes = Buffer.byteLength(text) + 1;
     if (this.#bytes + bytes + RESERVED_FOR_END > this.#options.maxBytes) {
       this.stop('max_bytes');
@@ -162,6 +164,16 @@ export class Recorder {
     this.#bytes += Buffer.byteLength(text) + 1;
     this.#lines++;
   }
+}
+
+/**
+ * The world's digest a command's own result gives for tick `now` (step's and rewind's, to a read_all
+ * caller: game.stateHash() just after the command), so the world is not hashed a second time; null
+ * when it gives none.
+ */
+function digestIn(result: unknown, now: number): string | null {
+  const { tick, hash } = (result ?? {}) as { tick?: unknown; hash?: unknown };
+  return tick === now && typeof hash === 'string' ? hash : null;
 }
 
 /** Room kept for the end line: its figures never make it longer than this. */
@@ -222,20 +234,13 @@ function writeAll(fd: number, chunk: Buffer, offset: number, then: (err: Error |
   });
 }
 
-const recorders = new WeakMap<WorldClock, { current: Recorder | null }>();
-
-/** The game thread's record holder (found through its clock): at most one record at a time. */
-export function recordHolderOf(clock: WorldClock): { current: Recorder | null } {
-  let holder = recorders.get(clock);
-  if (holder === undefined) {
-    holder = { current: null };
-    recorders.set(clock, holder);
-  }
-  return holder;
+/** The game thread's record, if one was started (FrameEnv.recording): at most one at a time. */
+export interface RecordHolder {
+  current: Recorder | null;
 }
 
 /** GAME_REJECTED when a record is running: one at a time. */
-export function checkNotRecording(holder: { current: Recorder | null }): void {
+export function checkNotRecording(holder: RecordHolder): void {
   const running = holder.current;
   if (running !== null && !running.stopped) {
     throw gameRejected(`a record is running (${running.path}); record_stop it first: one record at a time`, 'RecordRunning');

@@ -1,11 +1,13 @@
 // decisions §12: the savepoints of savepoint, rewind and savepoint_drop, held on the game thread
 // (a snapshot is the game's own value and never crosses a thread). One store per game thread,
-// found through its clock, and emptied by the clock's world-swap hook: a savepoint belongs to the
-// world it was taken in. Ids count up from 1 in shared memory, so a restarted game thread (a fresh
-// world, an empty store) never hands out an id a client saw before.
+// which the drainer makes and hands every frame step (FrameEnv.savepoints), emptied by the clock's
+// world-swap hook: a savepoint belongs to the world it was taken in. Ids count up from 1 in shared
+// memory, so a restarted game thread (a fresh world, an empty store) never hands out an id a
+// client saw before.
 import { gameRejected } from '../../errors/bridge-error.ts';
 import type { WorldClock } from '../../shared/frame.ts';
-import { kSavepointIds, type SharedState } from '../../shared/layout.ts';
+import { LIMITS } from '../../limits.ts';
+import { kSavepointIds } from '../../shared/layout.ts';
 
 export interface Savepoint {
   id: number;
@@ -71,16 +73,9 @@ export class SavepointStore {
   }
 }
 
-const stores = new WeakMap<WorldClock, SavepointStore>();
-
-/** The store of the game thread that `env.clock` belongs to, made on first use. */
-export function savepointsOf(env: { clock: WorldClock; maxSavepoints: number; shared: SharedState }): SavepointStore {
-  let store = stores.get(env.clock);
-  if (store === undefined) {
-    const created = new SavepointStore(env.maxSavepoints, env.shared.control);
-    env.clock.onWorldSwap(() => created.clear());
-    stores.set(env.clock, created);
-    store = created;
-  }
+/** The game thread's store: at most `limit` savepoints (`[Game] max_savepoints`), emptied when `clock`'s world is swapped. */
+export function createSavepointStore(clock: WorldClock, control: Int32Array, limit: number = LIMITS.maxSavepointsDefault): SavepointStore {
+  const store = new SavepointStore(limit, control);
+  clock.onWorldSwap(() => store.clear());
   return store;
 }

@@ -2,27 +2,26 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { TransferGate } from '../../admission/transfer-gate.ts';
 import type { Admission, Permit } from '../../admission/semaphore.ts';
-import { permissionFailure } from '../../auth/permissions.ts';
-import { argsProblem } from '../../commands/args-problem.ts';
 import type { CheckContext, CommandDef } from '../../commands/define.ts';
 import type { CommandRegistry } from '../../commands/registry.ts';
 import type { Execution } from '../../dispatch/execute.ts';
 import type { Client } from '../../dispatch/game-queue.ts';
 import type { Releasable } from '../../dispatch/pool.ts';
-import { badArgs, failureOf, toFailure, type BridgeError } from '../../errors/bridge-error.ts';
+import { badArgs, failureOf, type BridgeError } from '../../errors/bridge-error.ts';
 import { DEFAULT_TIMINGS } from '../../limits.ts';
 import { badArgsFailure, disabledFailure } from '../../errors/failures.ts';
 import { keyProblem } from '../../idempotency/key.ts';
 import type { IdempotencyStore } from '../../idempotency/store.ts';
 import type { Session } from '../../session/session.ts';
 import type { CallerContext } from '../../shared/caller.ts';
-import { kTick, type SharedState } from '../../shared/layout.ts';
+import type { SharedState } from '../../shared/layout.ts';
 import { progressTokenProblem, type ProgressChannel, type ProgressSink } from '../../shared/progress.ts';
 import { isJsonContentType, parseCommandBody, type CommandRequest } from '../body.ts';
 import { header, round, type AppContext, type Env, type RequestLog } from '../context.ts';
-import { successBody } from '../envelope.ts';
-import { fail, overLimit, send } from '../respond.ts';
-import { keyedRun, traced, type RunTrace } from './cmd-idempotency.ts';
+import { fail, overLimit } from '../respond.ts';
+import { answerRun, type AnswerDeps } from './cmd-answer.ts';
+import { checkBeforeAdmission, checkWithSlot, isFailure } from './cmd-checks.ts';
+import { keyedRun, type RunTrace } from './cmd-idempotency.ts';
 
 export interface CmdDeps {
   enabled(): boolean;
@@ -55,6 +54,7 @@ export function cmdRoutes(deps: CmdDeps, progressChannel?: ProgressChannel): Hon
   const checks: CheckContext = { commands: deps.registry, checkTurn: (def, caller) => deps.session.checkTurn(def, caller) };
   const limitBody = bodyLimiter(deps.maxBodyBytes, runCommand);
   const transfers = new TransferGate(deps.transferRestMsPerMiB ?? DEFAULT_TIMINGS.transferRestMsPerMiB);
+  const answering: AnswerDeps = { shared: deps.shared, session: deps.session, transfers, checks };
 
   // decisions §8 and §13: requests with an Idempotency-Key, around the same run.
   const runKeyed = keyedRun(deps.idempotency, deps.registry, runRequest);
@@ -88,19 +88,13 @@ export function cmdRoutes(deps: CmdDeps, progressChannel?: ProgressChannel): Hon
     return runKeyed(c, request, key, progressToken);
   }
 
+  /** One parsed request: its checks, its slot, its run and its answer. */
   async function runRequest(c: AppContext, request: CommandRequest, trace: RunTrace | null, progressToken: string | undefined): Promise<Response> {
     const line = c.get('line');
     const caller = c.get('caller');
     const { name, args } = request;
-    const registered = deps.registry.get(name);
-    // Only a registered name is logged: an unknown one is whatever the client sent.
-    if (registered) line.command = name;
-    if (!registered) return fail(c, deps.registry.unknownCommand(name), name, args);
-    if (!registered.validate(args)) return fail(c, badArgsFailure(argsProblem(registered.validate)), name, args);
-    const def = registered.def;
-    // The command's own step 3, before the slot: what it refuses never waits for one.
-    const prechecked = def.precheck?.(args as never, caller, checks);
-    if (prechecked) return fail(c, prechecked, name, args);
+    const def = checkBeforeAdmission(checks, request, caller, line);
+    if (isFailure(def)) return fail(c, def, name, args);
     // c.req.raw: its signal is built only if the request has to wait. A free slot comes at once,
     // with no wait to time and no await.
     const admitted = deps.admission.acquire(c.req.raw, caller.agentId);
@@ -109,33 +103,15 @@ export function cmdRoutes(deps: CmdDeps, progressChannel?: ProgressChannel): Hon
     let holdUntil: Promise<void> | null = null;
     let progress: ReturnType<ProgressChannel['open']> | undefined;
     try {
-      // spec step 4: permission, then turn, both before any game-state work, then the command's own.
-      const refused =
-        permissionFailure(name, def.permission, caller) ?? deps.session.checkTurn(def, caller) ?? def.checkAccess?.(args as never, caller, checks);
+      const refused = checkWithSlot(checks, def, request, caller);
       if (refused) return fail(c, refused, name, args);
       // decisions §14: progress for the caller alone, open until its answer is made.
       if (progressToken !== undefined && progressChannel) progress = progressChannel.open(caller, progressToken, name);
       // decisions §14: Node's response tells whether the client is still there (none under app.request()).
       const run = await deps.execute(def, args, caller, permit, c.env?.outgoing, progress?.report);
       progress?.close();
-      if (run.place) c.set('place', run.place);
       holdUntil = run.settled;
-      if (trace) trace.settled = run.settled;
-      line.queue_wait_ms = round(run.queueWaitMs);
-      line.run_ms = round(run.runMs);
-      if (!run.outcome.ok) return fail(c, traced(trace, run.outcome), name, args);
-      let body: string;
-      try {
-        body = successBody(run.outcome.value, Atomics.load(deps.shared.control, kTick));
-      } catch (err) {
-        return fail(c, traced(trace, toFailure(err)), name, args);
-      }
-      if (trace) trace.body = body;
-      // decisions §13 and §15: an answer is paced like a body, whatever its size.
-      transfers.charge(caller.agentId, body.length);
-      // decisions §11: only an answer of 200 that did the turn's work keeps it (by default, a gated command's).
-      if (def.keepsTurn ? def.keepsTurn(args as never, run.outcome.value as never, checks) : def.turnGated) deps.session.acted(caller);
-      return send(c, 200, body);
+      return answerRun(c, answering, run, def, request, caller, trace);
     } finally {
       progress?.close();
       // spec step 6: the slot goes back once the answer is serialised, or, after a backstop
