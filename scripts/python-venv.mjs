@@ -14,9 +14,10 @@ const VENV = join(ROOT, '.build', 'python-venv');
 const PYTHON = join(VENV, process.platform === 'win32' ? 'Scripts' : 'bin', 'python');
 const DEPS_STAMP = join(VENV, 'gcb-deps.stamp');
 const PACKAGE_STAMP = join(VENV, 'gcb-package.stamp');
-// Beside the package's own dependencies: pytest, and setuptools to build the package without
-// fetching a fresh copy of the build backend on every install.
-const EXTRA = ['pytest>=7', 'setuptools>=61', 'wheel'];
+// Beside the package's own dependencies: pytest, ray (the Ray actors test, python/tests/test_ray.py;
+// never torch), and setuptools to build the package without fetching a fresh copy of the build
+// backend on every install.
+const EXTRA = ['pytest>=7', 'ray>=2.9', 'setuptools>=61', 'wheel'];
 
 /** Why the venv could not be made, in one line. */
 export class VenvError extends Error {}
