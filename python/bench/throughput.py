@@ -22,6 +22,16 @@ import time
 import numpy as np
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU of a process so far (Linux), or NaN."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
 def legal(rng: np.random.Generator, masks: np.ndarray) -> list[int]:
     return [int(rng.choice(np.flatnonzero(m))) for m in masks]
 
@@ -33,6 +43,9 @@ def run_inproc(n: int, seconds: float, env_kwargs: dict, opponent: str) -> dict:
     rng = np.random.default_rng(0)
     try:
         seen = [env.reset(seed=i)[0] for i, env in enumerate(envs)]
+        bridges = [env.env.unwrapped._session.bridge.process.pid for env in envs]
+        bridge_cpu = sum(cpu_seconds(pid) for pid in bridges)
+        times = os.times()
         steps = episodes = 0
         start = time.perf_counter()
         while time.perf_counter() - start < seconds:
@@ -44,7 +57,17 @@ def run_inproc(n: int, seconds: float, env_kwargs: dict, opponent: str) -> dict:
                     episodes += 1
                 seen[i] = obs
                 steps += 1
-        return {"steps": steps, "seconds": time.perf_counter() - start, "episodes": episodes}
+        seconds = time.perf_counter() - start
+        ended = os.times()
+        python_cpu = ended.user + ended.system - times.user - times.system
+        bridge_cpu = sum(cpu_seconds(pid) for pid in bridges) - bridge_cpu
+        # CPU a step, both sides: what bounds steps/s on an idle machine (cores / CPU a step).
+        return {
+            "steps": steps,
+            "seconds": seconds,
+            "episodes": episodes,
+            "cpu_ms_per_step": {"bridge": round(1000 * bridge_cpu / steps, 3), "python": round(1000 * python_cpu / steps, 3)},
+        }
     finally:
         for env in envs:
             env.close()

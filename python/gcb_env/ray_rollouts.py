@@ -12,11 +12,14 @@ one bridge on the node it runs on. Rollouts then come from N actors at once, on 
     obs, masks = vec.reset()                            # arrays of N rows: one learning kingdom per actor
     obs, masks, rewards, dones, infos = vec.step(actions)
 
-On a real cluster every node needs Node 20 and this package with the bridge it starts: a checkout
-(`GCB_BRIDGE="node /path/to/bin/gcb.js"` in the node's environment, or the worker's current
-directory inside the checkout) or an installed `gcb`. `init(address)` joins the cluster at that
-address (`ray start --head` prints it); each actor asks for `num_cpus` CPUs (1 by default: a bridge
-and its env keep about one core busy), so Ray places about one actor per core.
+On a real cluster every node needs Node 20 and this package with the bridge it starts: an installed
+`gcb`, or a checkout named by `GCB_BRIDGE` in the workers' environment, which Ray can set for them:
+
+    ray_rollouts.init("ray://head-node:10001", runtime_env={"env_vars": {"GCB_BRIDGE": "node /opt/gcb/bin/gcb.js"}})
+
+`init(address)` joins the cluster at that address (`ray start --head` prints it). Each actor asks
+for `num_cpus` CPUs (1 by default: a bridge and its env keep about one core busy), so Ray places
+about one actor per core, on whichever nodes have them.
 
 The module imports ray; `import gcb_env` does not import this module (nor ray).
 """

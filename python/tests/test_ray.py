@@ -16,9 +16,10 @@ ENV = {"n_agents": 2, "ticks_per_cycle": 10, "hash_each_cycle": True}
 
 
 @pytest.fixture(scope="module")
-def cluster():
-    # Four logical CPUs whatever the machine: the actors mostly wait on their bridges.
-    ray_rollouts.init(num_cpus=4, object_store_memory=80 * 1024 * 1024)
+def cluster(tmp_path_factory):
+    # Four logical CPUs whatever the machine: the actors mostly wait on their bridges. Ray's session
+    # files go under pytest's temporary dir, which pytest prunes, rather than piling up in /tmp/ray.
+    ray_rollouts.init(num_cpus=4, object_store_memory=80 * 1024 * 1024, _temp_dir=str(tmp_path_factory.mktemp("ray")))
     yield
     ray.shutdown()
 
