@@ -183,6 +183,9 @@ def evaluate(
     if len(set(seeds)) != len(seeds) or not seeds:
         raise ValueError("seeds must be distinct, and at least one")
     options = dict(env_options or {})
+    if workers > 1 and "url" in options:
+        # Each worker's env makes its worlds with generate_world: on one bridge they would overwrite each other's.
+        raise ValueError("workers > 1 needs an env per worker, each with its own bridge: leave out url and tokens")
     specs = [policy] + ([baseline] if baseline is not None else [])
     layout = SCENARIOS[scenario].layout(options)
     for spec in specs:

@@ -59,10 +59,20 @@ def test_report_is_the_same_every_time_and_pairs_by_seed(shared_bridge):
         differences = [e["return"] - e["baseline_return"] for e in episodes]
         assert result["difference"]["mean"] == pytest.approx(np.mean(differences))
         assert result["difference"]["std"] == pytest.approx(np.std(differences, ddof=1))
-    # The opponent is the world's other kingdom: against the no-op it never spends a turn.
+    with pytest.raises(ValueError, match="its own bridge"):
+        evaluate.evaluate("default", "noop", ["noop"], SEEDS, workers=2, env_options=options)
+    # The opponent plays the world's other kingdom: another opponent, other worlds.
     noop, random_ = first["results"]
     assert noop["opponent"] == "noop" and random_["opponent"] == "random"
     assert [e["hash"] for e in noop["episodes"]] != [e["hash"] for e in random_["episodes"]]
+
+
+def test_workers_give_the_report_one_process_gives(shared_bridge):
+    # Two worker processes, each with its own env and bridge, share the seeds out; the episodes are
+    # the ones the shared bridge plays in this process.
+    one = evaluate.evaluate("default", "random", ["random"], SEEDS[:2], env_options={"url": shared_bridge.url, "tokens": shared_bridge.tokens, **QUICK})
+    two = evaluate.evaluate("default", "random", ["random"], SEEDS[:2], workers=2, env_options=QUICK)
+    assert two["results"][0]["episodes"] == one["results"][0]["episodes"]
 
 
 def test_the_cli_prints_and_writes_the_same_report(tmp_path):
@@ -145,7 +155,7 @@ def test_evaluate_plays_a_policy_file_and_an_importable_player(shared_bridge, tm
 
 
 def test_bots_keep_to_the_mask_and_random_is_seeded(shared_bridge):
-    env = shared_bridge.parallel_env(max_cycles=30)
+    env = shared_bridge.parallel_env(max_cycles=15)
     try:
         for name in bots.BOTS:
             bot = bots.make_bot(name, LAYOUT)
