@@ -10,10 +10,11 @@ stops it on close(). README.md describes the agents, spaces, rewards and argumen
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from typing import Any
 
 from pettingzoo.utils import wrappers
 
+from ._base import with_env_arguments
 from ._bridge import BridgeExited, BridgeNotFound, find_bridge_command
 from ._http import BridgeCallError, BridgeError, BridgeUnreachable
 from ._spaces import COUNTS, InvalidAction, Layout
@@ -40,53 +41,19 @@ __all__ = [
 __version__ = "0.5.0"
 
 
-def raw_env(
-    seed: Optional[int] = None,
-    n_agents: int = 2,
-    ticks_per_cycle: int = 10,
-    max_cycles: int = 1000,
-    render_mode: Optional[str] = None,
-    url: Optional[str] = None,
-    tokens: Optional[Mapping[str, str]] = None,
-    **options: Any,
-) -> KingdomsEnv:
+@with_env_arguments
+def raw_env(*args: Any, **kwargs: Any) -> KingdomsEnv:
     """The AEC env without PettingZoo's checking wrappers."""
-    return KingdomsEnv(seed, n_agents, ticks_per_cycle, max_cycles, render_mode, url, tokens, **options)
+    return KingdomsEnv(*args, **kwargs)
 
 
-def env(
-    seed: Optional[int] = None,
-    n_agents: int = 2,
-    ticks_per_cycle: int = 10,
-    max_cycles: int = 1000,
-    render_mode: Optional[str] = None,
-    url: Optional[str] = None,
-    tokens: Optional[Mapping[str, str]] = None,
-    **options: Any,
-) -> wrappers.OrderEnforcingWrapper:
-    """The AEC env, wrapped as PettingZoo's own envs are (order enforcing).
-
-    seed: the env's generator, which draws the world seed of each reset() given none.
-    n_agents: kingdoms, 2 to 4. ticks_per_cycle: ticks the world runs after the last agent's turn.
-    max_cycles: cycles before every agent is truncated. render_mode: None or "rgb_array".
-    url, tokens: a running bridge (under the lockstep clock) instead of starting one; tokens maps
-    each agent ("kingdom_0", ...) to a faction player's token and "god" to a god's.
-    options: grid (16), anchors (4), zones ((2, 2) for two kingdoms), paint_tile ("grass"),
-    paint_radius (2), power ("blessing"), timeout (60 s a request), start_timeout (90 s),
-    hash_each_cycle (False: True sets last_hash after every cycle, at the cost of a world hash).
-    """
-    return wrappers.OrderEnforcingWrapper(raw_env(seed, n_agents, ticks_per_cycle, max_cycles, render_mode, url, tokens, **options))
+@with_env_arguments
+def env(*args: Any, **kwargs: Any) -> wrappers.OrderEnforcingWrapper:
+    """The AEC env, wrapped as PettingZoo's own envs are (order enforcing)."""
+    return wrappers.OrderEnforcingWrapper(KingdomsEnv(*args, **kwargs))
 
 
-def parallel_env(
-    seed: Optional[int] = None,
-    n_agents: int = 2,
-    ticks_per_cycle: int = 10,
-    max_cycles: int = 1000,
-    render_mode: Optional[str] = None,
-    url: Optional[str] = None,
-    tokens: Optional[Mapping[str, str]] = None,
-    **options: Any,
-) -> KingdomsParallelEnv:
-    """The Parallel env; the same arguments as env()."""
-    return KingdomsParallelEnv(seed, n_agents, ticks_per_cycle, max_cycles, render_mode, url, tokens, **options)
+@with_env_arguments
+def parallel_env(*args: Any, **kwargs: Any) -> KingdomsParallelEnv:
+    """The Parallel env."""
+    return KingdomsParallelEnv(*args, **kwargs)

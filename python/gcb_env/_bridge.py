@@ -12,25 +12,21 @@ import shutil
 import signal
 import string
 import subprocess
-import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Optional
 
-from . import _research
+from . import _research, _spawn
+from ._dirs import new_dir, note_bridge, remove_stale_dirs, user_folder
 from ._http import BridgeError
+from ._search import BridgeNotFound, find_bridge_command
 
-__all__ = ["BridgeExited", "BridgeNotFound", "BridgeProcess", "find_bridge_command"]
+__all__ = ["BridgeExited", "BridgeNotFound", "BridgeProcess", "find_bridge_command", "remove_stale_dirs"]
 
 _ALPHANUMERIC = string.ascii_letters + string.digits
 # A faction player, plus what the macro actions need: paint_tile and invoke_power are action_global.
 PLAYER_PERMISSIONS = ["read_own_faction", "action_faction", "action_global", "advance_time"]
-
-
-class BridgeNotFound(BridgeError):
-    """No bridge to start was found."""
 
 
 class BridgeExited(BridgeError):
@@ -39,43 +35,6 @@ class BridgeExited(BridgeError):
 
 def _token(length: int = 48) -> str:
     return "".join(secrets.choice(_ALPHANUMERIC) for _ in range(length))
-
-
-def _repo_holding(start: Path) -> Optional[Path]:
-    """The checkout of the bridge holding `start`, if any."""
-    for folder in (start, *start.parents):
-        package = folder / "package.json"
-        if (folder / "bin" / "gcb.js").is_file() and package.is_file():
-            try:
-                if json.loads(package.read_text()).get("name") == "game-control-bridge":
-                    return folder
-            except (OSError, ValueError):
-                continue
-    return None
-
-
-def find_bridge_command() -> tuple[list[str], Optional[Path]]:
-    """The command that starts a bridge (before `serve`'s own flags) and the dir to run it in.
-
-    In this order: the GCB_BRIDGE environment variable (a command, split like a shell would); the
-    checkout holding the current directory (`node bin/gcb.js`); an installed `gcb`.
-    """
-    configured = os.environ.get("GCB_BRIDGE", "").strip()
-    if configured:
-        return shlex.split(configured), None
-    repo = _repo_holding(Path.cwd().resolve())
-    if repo is not None:
-        node = shutil.which("node")
-        if node is None:
-            raise BridgeNotFound(f"found the bridge's checkout at {repo}, but no `node` on PATH to run it")
-        return [node, str(repo / "bin" / "gcb.js")], repo
-    installed = shutil.which("gcb")
-    if installed is not None:
-        return [installed], None
-    raise BridgeNotFound(
-        "no bridge to start: set GCB_BRIDGE to a command (e.g. 'node /path/to/bin/gcb.js'), run from inside "
-        "the bridge's checkout, or install the `gcb` command; or pass url= and tokens= for a running bridge"
-    )
 
 
 # Bridges still running in this process, stopped at exit whatever happened.
@@ -91,53 +50,14 @@ def _stop_all() -> None:
         bridge.stop()
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    # Linux: the bridge gets SIGTERM when this process dies, even by SIGKILL, so no bridge outlives a
-    # crashed test. Elsewhere atexit and the process group are what there is.
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except Exception:
-        pass
-
-
-_DIR_PREFIX = "gcb-env-"
-_OWNER = "owner.pid"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def remove_stale_dirs() -> None:
-    """Removes the dirs of envs whose Python process died without cleaning up (SIGKILL, say): each dir
-    names its owner, and one whose owner and bridge are both gone is left over."""
-    for folder in Path(tempfile.gettempdir()).glob(f"{_DIR_PREFIX}*"):
-        try:
-            owner = int((folder / _OWNER).read_text())
-            runtime = json.loads((folder / "bridge.runtime.json").read_text()).get("pid") if (folder / "bridge.runtime.json").exists() else None
-        except (OSError, ValueError):
-            continue  # not one of ours, or still being written
-        if not _alive(owner) and not (isinstance(runtime, int) and _alive(runtime)):
-            shutil.rmtree(folder, ignore_errors=True)
-
-
 class BridgeProcess:
     """One bridge child: its dir (bridge.toml, agents.json, log) and its process group."""
 
     def __init__(self, agents: list[str], seed: int, start_timeout: float = 90.0):
         command, cwd = find_bridge_command()
-        remove_stale_dirs()
-        self.dir = Path(tempfile.mkdtemp(prefix=_DIR_PREFIX))
-        (self.dir / _OWNER).write_text(str(os.getpid()))
+        folder = user_folder()
+        remove_stale_dirs(folder)
+        self.dir = new_dir(folder)
         self.tokens = {agent: _token() for agent in agents}
         self.god_token = _token()
         self.log_path = self.dir / "bridge.log"
@@ -145,7 +65,7 @@ class BridgeProcess:
         argv = [*command, "serve", "--config-dir", str(self.dir), "--port", "0", *_research.SERVE_FLAGS]
         self._log = open(self.log_path, "wb")
         try:
-            self.process = subprocess.Popen(
+            self.process = _spawn.popen(
                 argv,
                 cwd=str(cwd) if cwd is not None else None,
                 stdin=subprocess.DEVNULL,
@@ -155,7 +75,6 @@ class BridgeProcess:
                 stdout=self._log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own process group, so stop() reaches every child it starts
-                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
             )
         except OSError as err:
             self._log.close()
@@ -163,6 +82,7 @@ class BridgeProcess:
             raise BridgeNotFound(f"could not start the bridge with {shlex.join(argv)}: {err}") from err
         with _LIVE_LOCK:
             _LIVE.add(self)
+        note_bridge(self.dir, self.process.pid)
         self.command = argv
         try:
             self.url, self.port = self._wait_listening(start_timeout)

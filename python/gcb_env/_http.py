@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import secrets
 import socket
 import time
@@ -42,7 +43,17 @@ class _Dropped(Exception):
     """The connection closed or broke before a whole answer came."""
 
 
+class _NotABridge(Exception):
+    """An answer no bridge sends: not HTTP, a head that never ends, or too large."""
+
+
 _MAX_HEAD = 64 * 1024
+# An answer's body: the bridge's largest (a screenshot, a world listing) are a few MiB. The bound keeps
+# a url that floods the client from growing its memory.
+MAX_ANSWER = 64 * 1024 * 1024
+# A chunk-size line: a few hex digits and perhaps an extension.
+_MAX_CHUNK_LINE = 1024
+_HEX = re.compile(rb"[0-9A-Fa-f]{1,16}")
 # A connection sent on this recently is one the bridge has not closed for idleness (its keep-alive
 # timeout is 5 s, counted from its answer, which came after the send): a request that changes the
 # world is then never sent twice, and needs no Idempotency-Key, which costs the bridge a fingerprint
@@ -72,19 +83,28 @@ class RequestOrder:
     """
 
     def __init__(self) -> None:
-        self._waiting: Optional[tuple["Connection", str, Callable[[Any], None]]] = None
+        self._waiting: Optional[tuple["Connection", str, Callable[[Any], None], Optional[str]]] = None
 
-    def wait_for(self, connection: "Connection", name: str, then: Callable[[Any], None]) -> None:
-        """`connection` has just sent `name`, whose answer is left unread (its send() settled the last)."""
-        self._waiting = (connection, name, then)
+    def wait_for(self, connection: "Connection", name: str, then: Callable[[Any], None], failure: Optional[str] = None) -> None:
+        """`connection` has just sent `name`, whose answer is left unread (its send() settled the last).
+        `failure` names the request in the message of its error, which a later call raises."""
+        self._waiting = (connection, name, then, failure)
 
     def settle(self) -> None:
-        """Reads the answer left unread, if any, and hands its result on; its error is raised here."""
+        """Reads the answer left unread, if any, and hands its result on; its error is raised here,
+        as "<failure> failed: ..." when the request was given a `failure` name."""
         waiting, self._waiting = self._waiting, None
         if waiting is not None:
-            connection, name, then = waiting
-            status, data = connection.receive()
-            then(connection._result(name, status, data))
+            connection, name, then, failure = waiting
+            try:
+                status, data = connection.receive()
+                then(connection._result(name, status, data))
+            except BridgeError as err:
+                if failure is not None:
+                    # Raised from an unrelated call: say what failed. The class (and a
+                    # BridgeCallError's code and status) stays, so handlers still match.
+                    err.args = (f"{failure} failed: {err}",)
+                raise
 
     def drop(self) -> None:
         """Forgets the answer left unread (its connection is being closed)."""
@@ -116,6 +136,11 @@ class Connection:
         self._head = f"Host: {host}:{port}\r\nAuthorization: Bearer {token}\r\n".encode()
         self._sock: Optional[socket.socket] = None
         self._buffer = bytearray()
+        # The deadline of the answer being read; whether its first read is still to come (that one has
+        # the socket's own timeout, the whole of it); whether a later one cut the socket's timeout.
+        self._deadline = 0.0
+        self._first_read = True
+        self._timeout_cut = False
         self._order = order if order is not None else RequestOrder()
         # The request sent whose answer is not read yet (kept to send it again), and how sending went.
         self._sent: Optional[bytes] = None
@@ -191,6 +216,9 @@ class Connection:
                 if send_error is not None:
                     raise send_error
                 return self._response()
+            except _NotABridge as err:
+                self.close()
+                raise BridgeError(f"{self.url} does not answer as a bridge: {err}") from None
             except (_Dropped, ConnectionError) as err:
                 self.close()
                 if attempt == 0 and self._reused and self._resendable:
@@ -208,19 +236,45 @@ class Connection:
                 self._fail(err)
         raise AssertionError("unreachable")
 
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
     def _fill(self) -> None:
-        assert self._sock is not None
-        chunk = self._sock.recv(_RECV)
+        sock = self._sock
+        assert sock is not None
+        # One deadline for the whole answer, not one per read: a server sending a byte a second
+        # would otherwise hold the client for as long as it liked.
+        if self._first_read:
+            self._first_read = False
+        else:
+            left = self._deadline - time.monotonic()
+            if left <= 0:
+                raise socket.timeout("the answer's deadline passed")
+            sock.settimeout(left)
+            self._timeout_cut = True
+        chunk = sock.recv(_RECV)
         if not chunk:
             raise _Dropped("the bridge closed the connection")
         self._buffer += chunk
 
     def _response(self) -> tuple[int, bytes]:
+        self._deadline = time.monotonic() + self.timeout
+        self._first_read = True
+        try:
+            return self._answer()
+        finally:
+            if self._timeout_cut:
+                self._timeout_cut = False
+                if self._sock is not None:
+                    self._sock.settimeout(self.timeout)
+
+    def _answer(self) -> tuple[int, bytes]:
         buffer = self._buffer
         end = buffer.find(b"\r\n\r\n")
         while end < 0:
             if len(buffer) > _MAX_HEAD:
-                raise _Dropped("an answer whose headers never end")
+                raise _NotABridge(f"an answer whose head is over {_MAX_HEAD} bytes")
             self._fill()
             end = buffer.find(b"\r\n\r\n")
         # Only four things matter here: the status, and how the body ends (length or chunks) and
@@ -232,11 +286,16 @@ class Connection:
                 raise ValueError
             status = int(head[9:12])
         except ValueError:
-            raise _Dropped(f"not an HTTP answer: {head[:80]!r}") from None
+            raise _NotABridge(f"not an HTTP answer: {head[:80]!r}") from None
         if _field(head, b"transfer-encoding") == b"chunked":
             data = self._chunked()
         else:
-            length = int(_field(head, b"content-length") or b"0")
+            field = _field(head, b"content-length") or b"0"
+            length = int(field) if field.isdigit() else -1
+            if length < 0:
+                raise _NotABridge(f"an answer whose Content-Length is {field[:40]!r}")
+            if length > MAX_ANSWER:
+                raise _NotABridge(f"an answer of {length} bytes, larger than {MAX_ANSWER >> 20} MiB")
             while len(buffer) < length:
                 self._fill()
             data = bytes(buffer[:length])
@@ -251,9 +310,16 @@ class Connection:
         while True:
             end = buffer.find(b"\r\n")
             while end < 0:
+                if len(buffer) > _MAX_CHUNK_LINE:
+                    raise _NotABridge("a chunked answer whose chunk size never ends")
                 self._fill()
                 end = buffer.find(b"\r\n")
-            size = int(bytes(buffer[:end]).split(b";")[0], 16)
+            line = bytes(buffer[:end]).split(b";")[0].strip()
+            if _HEX.fullmatch(line) is None:
+                raise _NotABridge(f"a chunked answer with a chunk size of {line[:40]!r}")
+            size = int(line, 16)
+            if len(data) + size > MAX_ANSWER:
+                raise _NotABridge(f"a chunked answer larger than {MAX_ANSWER >> 20} MiB")
             del buffer[: end + 2]
             while len(buffer) < size + 2:
                 self._fill()
@@ -266,8 +332,8 @@ class Connection:
         if self._on_failure is not None:
             self._on_failure(err)
         if isinstance(err, socket.timeout):
-            raise BridgeUnreachable(f"no answer from the bridge at http://{self.host}:{self.port} within {self.timeout:g} s") from err
-        raise BridgeUnreachable(f"no answer from the bridge at http://{self.host}:{self.port}: {err}") from err
+            raise BridgeUnreachable(f"no whole answer from the bridge at {self.url} within {self.timeout:g} s") from err
+        raise BridgeUnreachable(f"no answer from the bridge at {self.url}: {err}") from err
 
     def call(self, name: str, args: Optional[dict] = None, *, changes_world: bool = False) -> Any:
         """Run one command; its result, or BridgeCallError."""
@@ -279,24 +345,39 @@ class Connection:
         status, data = self.request("POST", "/cmd", body, changes_world)
         return self._result(name, status, data)
 
-    def call_later(self, name: str, body: bytes, then: Callable[[Any], None], *, changes_world: bool = False) -> None:
+    def call_later(
+        self, name: str, body: bytes, then: Callable[[Any], None], *, changes_world: bool = False, failure: Optional[str] = None
+    ) -> None:
         """call_body() whose answer is read just before the client's next request (or by its settle()):
-        `then` gets the result, and an error is raised from there."""
+        `then` gets the result, and an error is raised from there (see RequestOrder.settle)."""
         self.send("POST", "/cmd", body, changes_world)
-        self._order.wait_for(self, name, then)
+        self._order.wait_for(self, name, then, failure)
+
+    def _not_a_bridge(self, what: str, status: int, why: str, data: bytes) -> BridgeError:
+        return BridgeError(f"{self.url} does not answer as a bridge: {what}: HTTP {status} with a body that is {why}: {data[:200]!r}")
 
     def _result(self, name: str, status: int, data: bytes) -> Any:
         try:
             envelope = json.loads(data)
         except ValueError:
-            raise BridgeError(f"{name} as {self.agent}: HTTP {status} with a body that is not JSON: {data[:200]!r}") from None
-        if envelope.get("ok") is True:
+            raise self._not_a_bridge(f"{name} as {self.agent}", status, "not JSON", data) from None
+        if not isinstance(envelope, dict) or not isinstance(envelope.get("ok"), bool):
+            raise self._not_a_bridge(f"{name} as {self.agent}", status, "not a JSON object with the bridge's \"ok\"", data)
+        if envelope["ok"]:
             return envelope.get("result")
-        error = envelope.get("error") or {}
+        error = envelope.get("error")
+        error = error if isinstance(error, dict) else {}
         raise BridgeCallError(name, self.agent, status, str(error.get("code", "?")), str(error.get("message", data[:200])))
 
-    def get_json(self, path: str) -> Any:
+    def get_json(self, path: str) -> dict:
+        """A GET's JSON object; BridgeError for another status or anything but a JSON object."""
         status, data = self.request("GET", path)
         if status != 200:
             raise BridgeError(f"GET {path}: HTTP {status}: {data[:200]!r}")
-        return json.loads(data)
+        try:
+            answer = json.loads(data)
+        except ValueError:
+            raise self._not_a_bridge(f"GET {path}", status, "not JSON", data) from None
+        if not isinstance(answer, dict):
+            raise self._not_a_bridge(f"GET {path}", status, "not a JSON object", data)
+        return answer

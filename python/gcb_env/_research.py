@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from ._http import BridgeError, Connection
 
-__all__ = ["SERVE_FLAGS", "LOCKSTEP", "check_clock", "step_later", "check_step", "world_hash", "savepoint", "rewind"]
+__all__ = ["SERVE_FLAGS", "LOCKSTEP", "check_clock", "step_later", "finish_step", "world_hash", "savepoint", "rewind"]
 
 # `gcb serve` flags: the world moves only through `step`, and commands run as soon as they arrive.
 SERVE_FLAGS = ["--lockstep"]
@@ -32,25 +32,37 @@ def _step_body(ticks: int) -> bytes:
     return json.dumps({"name": "step", "args": {"ticks": ticks}}, separators=(",", ":")).encode()
 
 
-def step_later(conn: Connection, ticks: int, then: Callable[[dict[str, Any]], None]) -> None:
+def step_later(conn: Connection, ticks: int, then: Callable[[dict[str, Any]], None], failure: Optional[str] = None) -> None:
     """`ticks` ticks back to back, answered before the connection's client sends anything else: `then`
-    gets the answer (the tick and, for a read_all holder, the world hash)."""
-    body = _step_body(ticks)
-
-    def checked(result: dict[str, Any]) -> None:
-        check_step(result, ticks)
-        then(result)
-
-    conn.call_later("step", body, checked, changes_world=True)
+    gets the answer of the whole of them (see finish_step), and an error is raised as `failure`'s."""
+    conn.call_later("step", _step_body(ticks), lambda result: then(finish_step(conn, result, ticks)), changes_world=True, failure=failure)
 
 
-def check_step(result: dict[str, Any], ticks: int) -> None:
-    """A step cut short by the bridge's deadline is an error: the cycle would have run fewer ticks."""
-    if result.get("stopped"):
+def finish_step(conn: Connection, result: dict[str, Any], ticks: int) -> dict[str, Any]:
+    """The answer of a step of `ticks` once every one of them ran: its first answer's `tick_before`,
+    its last answer's `tick` and `hash`, and `ticks`.
+
+    A step the bridge yielded (`stopped: "yielded"`: it ran part of its ticks and let another agent's
+    waiting command run at the tick reached) is stepped again for the rest, as many times as it takes;
+    so the cycle runs its ticks whatever else the bridge serves, and the episode and its hashes are the
+    same. A step cut short by the bridge's deadline (`stopped: "deadline"`) is an error: the cycle
+    would have run fewer ticks."""
+    first, left = result, ticks
+    while result.get("stopped") == "yielded":
+        ran = result.get("ticks")
+        # A yielded step ran the tick in progress at least: anything else would step forever.
+        if type(ran) is not int or not 0 < ran <= left:
+            raise BridgeError(f"step {left} yielded after {ran!r} ticks; a bridge yields after 1 to {left}")
+        left -= ran
+        if left == 0:
+            break
+        result = conn.call_body("step", _step_body(left), changes_world=True)
+    if result.get("stopped") and result.get("stopped") != "yielded":
         raise BridgeError(
-            f"step {ticks} stopped after {result.get('ticks')} ticks ({result['stopped']}): "
+            f"step {left} stopped after {result.get('ticks')} ticks ({result['stopped']}): "
             "lower ticks_per_cycle so that a cycle fits the bridge's step deadline"
         )
+    return {**result, "tick_before": first.get("tick_before"), "ticks": ticks}
 
 
 def world_hash(god: Connection) -> str:

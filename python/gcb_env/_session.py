@@ -13,17 +13,16 @@ import numpy as np
 
 from . import _research
 from ._bridge import BridgeProcess
+from ._config import MAX_SEED, Config
 from ._http import BridgeCallError, BridgeError, BridgeUnreachable, Connection, RequestOrder
 from ._png import decode_png
 from ._spaces import Layout
 
-__all__ = ["Config", "Session", "AgentView", "MAX_SEED", "GOD"]
+__all__ = ["Session", "AgentView", "GOD"]
 
-MAX_SEED = 2**31 - 1
 GOD = "god"
-# generate_world's sizes in 64-tile zones with enough kingdoms for n agents: the sandbox founds
-# max(2, round(zones / 4)) of them.
-_ZONES = {2: (2, 2), 3: (3, 4), 4: (4, 4)}
+# What a failed step of the cycle is raised as, from the env's next call (its answer is read then).
+_STEP_FAILED = "the previous cycle's step"
 # A seed whose world founded fewer kingdoms than agents is replaced by the next of these, in order.
 _RESEED_STEP = 7919
 _RESEED_TRIES = 16
@@ -35,23 +34,6 @@ _MAX_BODIES = 4096
 
 def _json(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":")).encode()
-
-
-@dataclass(frozen=True)
-class Config:
-    n_agents: int = 2
-    ticks_per_cycle: int = 10
-    grid: int = 16
-    anchors: int = 4
-    zones: Optional[tuple[int, int]] = None
-    paint_tile: str = "grass"
-    paint_radius: int = 2
-    power: str = "blessing"
-    timeout: float = 60.0
-    start_timeout: float = 90.0
-    # The world hash after every cycle (last_hash) costs the bridge a hash of the whole world a cycle:
-    # off, the cycle's step goes out as the first agent (a player holds advance_time) and answers none.
-    hash_each_cycle: bool = False
 
 
 @dataclass
@@ -66,17 +48,6 @@ class AgentView:
     refused: Optional[str] = None
 
 
-def _check_config(config: Config) -> None:
-    if config.n_agents not in _ZONES:
-        raise ValueError(f"n_agents must be 2, 3 or 4 (one kingdom each), got {config.n_agents!r}")
-    if not isinstance(config.ticks_per_cycle, int) or not 1 <= config.ticks_per_cycle <= 10_000:
-        raise ValueError(f"ticks_per_cycle must be an integer from 1 to 10000, got {config.ticks_per_cycle!r}")
-    if not 4 <= config.grid <= 64:
-        raise ValueError(f"grid must be from 4 to 64 cells a side, got {config.grid!r}")
-    if not 1 <= config.anchors <= 16:
-        raise ValueError(f"anchors must be from 1 to 16, got {config.anchors!r}")
-
-
 class Session:
     def __init__(
         self,
@@ -86,11 +57,10 @@ class Session:
         url: Optional[str] = None,
         tokens: Optional[Mapping[str, str]] = None,
     ):
-        _check_config(config)
         self.agents = list(agents)
         self.config = config
         self.layout = Layout(config.grid, config.anchors)
-        self.zones = config.zones or _ZONES[config.n_agents]
+        self.zones = config.zones
         self._rng = np.random.default_rng(seed)
         self._first_seed = seed
         self._bridge: Optional[BridgeProcess] = None
@@ -129,9 +99,12 @@ class Session:
         self._connect(parsed.hostname, parsed.port, tokens[GOD], {a: tokens[a] for a in self.agents})
         try:
             health = self._conns[GOD].get_json("/health")
-        except BridgeError as err:
+        except BridgeUnreachable as err:
             self.close()
             raise BridgeUnreachable(f"no bridge answers at {url}: {err}") from None
+        except BridgeError:
+            self.close()
+            raise
         try:
             _research.check_clock(health)
             self._check_credentials()
@@ -145,6 +118,8 @@ class Session:
                 who = conn.call("whoami")
             except BridgeCallError as err:
                 raise BridgeError(f"the token given for {name} was refused: {err.status} {err.code}: {err.bridge_message}") from None
+            if not isinstance(who, dict):
+                raise BridgeError(f"{conn.url} does not answer as a bridge: whoami as {name} answered {str(who)[:200]!r}")
             if name == GOD and who.get("role") != "god":
                 raise BridgeError(f"the token given for {GOD} belongs to {who.get('agent_id')!r}, a {who.get('role')}; it must be a god")
             if name != GOD and who.get("role") == "god":
@@ -303,9 +278,10 @@ class Session:
     def advance(self) -> None:
         """The cycle's ticks, after the last agent. Its answer is read only before the env's next request:
         meanwhile the bridge runs the ticks while Python goes on (the env's bookkeeping, the caller's
-        choice of the next action). A refusal is raised by the next call."""
+        choice of the next action). A failure is raised by the next call, as "the previous cycle's step
+        failed: ...", with the class it has (BridgeCallError, BridgeExited, ...)."""
         stepper = GOD if self.config.hash_each_cycle else self.agents[0]
-        _research.step_later(self._conns[stepper], self.config.ticks_per_cycle, self._stepped)
+        _research.step_later(self._conns[stepper], self.config.ticks_per_cycle, self._stepped, failure=_STEP_FAILED)
 
     def _stepped(self, result: dict) -> None:
         self._last_tick = int(result["tick"])

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -91,11 +92,41 @@ def test_a_dead_bridge_is_named_within_5_s():
     assert not bridge.dir.exists()
 
 
-def test_close_waits_for_the_bridge_and_removes_its_dir():
-    env = gcb_env.parallel_env(seed=1)
-    env.unwrapped.world_hash()  # starts the bridge, and makes no world
+def _thread_gone(native_id: int, within: float) -> bool:
+    deadline = time.monotonic() + within
+    while os.path.exists(f"/proc/self/task/{native_id}") and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return not os.path.exists(f"/proc/self/task/{native_id}")
+
+
+def test_a_bridge_lives_as_long_as_its_process_not_its_thread_and_close_ends_it():
+    # The kernel ends a child on its parent's death (PR_SET_PDEATHSIG), and counts as the parent the
+    # thread that forked: an env reset in a worker thread lost its bridge when the thread ended.
+    made = {}
+
+    def start() -> None:
+        env = gcb_env.parallel_env(seed=1, ticks_per_cycle=1)
+        made["env"] = env
+        made["thread"] = threading.get_native_id()
+        env.reset(seed=8)
+
+    worker = threading.Thread(target=start)
+    worker.start()
+    worker.join()
+    env = made["env"]
     bridge = env.unwrapped._session.bridge
-    env.close()
+    try:
+        assert _thread_gone(made["thread"], 10), "the worker thread is gone for the kernel too"
+        # Steps for a second, long enough for a bridge sent SIGTERM to be gone.
+        steps = 0
+        started = time.monotonic()
+        while time.monotonic() - started < 1.0:
+            env.step({agent: 0 for agent in env.agents})
+            steps += 1
+        assert bridge.exit_description() is None
+        assert env.num_cycles == steps
+    finally:
+        env.close()
     assert bridge.process.returncode is not None, "close() returned after the process exited"
     assert not bridge.dir.exists()
     with pytest.raises(ProcessLookupError):
