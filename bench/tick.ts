@@ -27,7 +27,8 @@ import { buildWorld } from '../src/game/generate.ts';
 import { placeActor } from '../src/game/kingdoms.ts';
 import { nextFloat, nextInt, seedRng } from '../src/game/rng.ts';
 import { tick } from '../src/game/simulation.ts';
-import { fromSnapshot, hashSnapshot, toSnapshot, type SandboxSnapshot } from '../src/game/snapshot.ts';
+import { fromSnapshot, toSnapshot, type SandboxSnapshot } from '../src/game/snapshot.ts';
+import { hashState } from '../src/game/state-hash.ts';
 import { loadavg } from 'node:os';
 import type { World } from '../src/game/world.ts';
 import { mergeReport, type Row as ReportRow } from './lib/report.ts';
@@ -66,7 +67,7 @@ const MIX_TOTAL = MIX.reduce((sum, [, weight]) => sum + weight, 0);
 
 function populate(w: World, target: number): void {
   // A generated 1024² world already holds a few thousand creatures: thin them to the target first.
-  for (let i = w.slotEnd - 1; i >= 0 && w.population > target; i--) if (w.a.alive[i] === 1) killActor(w, i);
+  for (let i = w.actorEnd - 1; i >= 0 && w.population > target; i--) if (w.a.alive[i] === 1) killActor(w, i);
   const rng = seedRng(99, 1);
   let guard = 0;
   while (w.population < target && guard++ < target * 50) {
@@ -182,16 +183,16 @@ function perEventMicros(start: SandboxSnapshot): number {
       batch.push({ kind, fields, kingdomIds });
     },
   });
-  const slots: number[] = [];
-  for (let s = 0; s < w.slotEnd && slots.length < 200; s++) if (w.a.alive[s] === 1) slots.push(s);
+  const actors: number[] = [];
+  for (let s = 0; s < w.actorEnd && actors.length < 200; s++) if (w.a.alive[s] === 1) actors.push(s);
   let reported = 0;
   const c0 = process.cpuUsage();
   for (let frame = 0; frame < 500; frame++) {
-    for (let n = 0; n < slots.length; n++) {
-      if ((n & 1) === 0) events.actorBorn(w, slots[n]!);
-      else events.actorDied(w, slots[n]!, 'age', null);
+    for (let n = 0; n < actors.length; n++) {
+      if ((n & 1) === 0) events.actorBorn(w, actors[n]!);
+      else events.actorDied(w, actors[n]!, 'age', null);
     }
-    reported += slots.length;
+    reported += actors.length;
     events.endFrame(w);
     batch = [];
   }
@@ -212,7 +213,7 @@ function measure(base: SandboxSnapshot, count: number, frameTicks = 1): Row {
   for (let round = 0; round < MAX_TICKS && performance.now() - started < BUDGET_MS * variants.length; round++) {
     for (let k = 0; k < variants.length; k++) frame(variants[(round + k) % variants.length]!, frameTicks);
   }
-  const same = new Set(variants.map((v) => hashSnapshot(toSnapshot(v.w)))).size === 1;
+  const same = new Set(variants.map((v) => hashState(v.w, null))).size === 1;
   const rounds = none.times.length;
   const ticks = rounds * frameTicks;
   const paired = (p: number[], q: number[]) => percentile(sorted(Array.from({ length: rounds }, (_, r) => p[r]! / Math.max(q[r]!, 1e-3))), 0.5);

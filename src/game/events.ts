@@ -190,9 +190,9 @@ export class KingdomSet {
     if (!this.ids.includes(id)) this.ids.push(id);
   }
 
-  /** The kingdom of the live actor in `slot` (NO_KINGDOM for a nomad). */
-  addActor(w: World, slot: number): void {
-    this.add(w.a.kingdom[slot]!);
+  /** The kingdom of the live actor at index `actor` (NO_KINGDOM for a nomad). */
+  addActor(w: World, actor: number): void {
+    this.add(w.a.kingdom[actor]!);
   }
 
   /** The kingdom of the city owning tile `i`, if any. */
@@ -209,7 +209,7 @@ export class KingdomSet {
     const r = Math.max(0, Math.floor(radius));
     const r2 = r * r + r; // forDisc's disc
     const a = w.a;
-    const end = w.slotEnd;
+    const end = w.actorEnd;
     for (let s = 0; s < end; s++) {
       if (a.alive[s] !== 1) continue;
       const dx = (a.x[s]! | 0) - x;
@@ -224,7 +224,7 @@ export class KingdomSet {
     const cx = x + 0.5;
     const cy = y + 0.5;
     const reach2 = reach * reach;
-    const end = w.slotEnd;
+    const end = w.actorEnd;
     for (let s = 0; s < end; s++) {
       if (a.alive[s] !== 1) continue;
       const dx = a.x[s]! - cx;
@@ -287,41 +287,41 @@ export class WorldEvents implements WorldEventSink {
     return this.scratch.clear();
   }
 
-  actorBorn(w: World, slot: number): void {
+  actorBorn(w: World, actor: number): void {
     if (++this.actorEvents > FRAME_ACTOR_EVENTS) {
-      this.overflow(w.a.kingdom[slot]!, true);
+      this.overflow(w.a.kingdom[actor]!, true);
       return;
     }
     const a = w.a;
-    const kingdom = a.kingdom[slot]!;
+    const kingdom = a.kingdom[actor]!;
     this.emit(
       'actor_born',
       {
-        name: actorName(w.seed, a.uid[slot]!, a.born[slot]!),
-        asset_id: ACTORS[a.asset[slot]!]!.id,
+        name: actorName(w.seed, a.uid[actor]!, a.born[actor]!),
+        asset_id: ACTORS[a.asset[actor]!]!.id,
         kingdom_id: kingdom === NO_KINGDOM ? null : kingdom,
-        x: a.x[slot]! | 0,
-        y: a.y[slot]! | 0,
+        x: a.x[actor]! | 0,
+        y: a.y[actor]! | 0,
       },
       this.only(kingdom),
     );
   }
 
-  actorDied(w: World, slot: number, cause: DeathCause, powerId: string | null): void {
+  actorDied(w: World, actor: number, cause: DeathCause, powerId: string | null): void {
     if (++this.actorEvents > FRAME_ACTOR_EVENTS) {
-      this.overflow(w.a.kingdom[slot]!, false);
+      this.overflow(w.a.kingdom[actor]!, false);
       return;
     }
     const a = w.a;
-    const kingdom = a.kingdom[slot]!;
+    const kingdom = a.kingdom[actor]!;
     this.emit(
       'actor_died',
       {
-        name: actorName(w.seed, a.uid[slot]!, a.born[slot]!),
-        asset_id: ACTORS[a.asset[slot]!]!.id,
+        name: actorName(w.seed, a.uid[actor]!, a.born[actor]!),
+        asset_id: ACTORS[a.asset[actor]!]!.id,
         kingdom_id: kingdom === NO_KINGDOM ? null : kingdom,
-        x: a.x[slot]! | 0,
-        y: a.y[slot]! | 0,
+        x: a.x[actor]! | 0,
+        y: a.y[actor]! | 0,
         cause,
         power_id: powerId,
       },
@@ -368,7 +368,7 @@ export class WorldEvents implements WorldEventSink {
     const counts = this.aliveScratch;
     counts.fill(0);
     const a = w.a;
-    const end = w.slotEnd;
+    const end = w.actorEnd;
     for (let s = 0; s < end; s++) if (a.alive[s] === 1) counts[a.kingdom[s]!]!++;
     return counts;
   }
@@ -391,11 +391,11 @@ export class WorldEvents implements WorldEventSink {
     );
   }
 
-  kingdomFounded(w: World, kingdom: Kingdom, founderSlot: number): void {
+  kingdomFounded(w: World, kingdom: Kingdom, founder: number): void {
     const a = w.a;
     this.emit(
       'kingdom_founded',
-      { kingdom_id: kingdom.id, name: kingdom.name, race: kingdom.race, founder_name: actorName(w.seed, a.uid[founderSlot]!, a.born[founderSlot]!) },
+      { kingdom_id: kingdom.id, name: kingdom.name, race: kingdom.race, founder_name: actorName(w.seed, a.uid[founder]!, a.born[founder]!) },
       this.only(kingdom.id),
     );
   }
@@ -432,12 +432,12 @@ function sides(a: Kingdom, b: Kingdom): Array<{ id: number; name: string }> {
 
 // --- Hooks for the simulation: one load and a null check when nobody listens ------------------
 
-export function reportBirth(w: World, slot: number): void {
+export function reportBirth(w: World, actor: number): void {
   const events = w.events;
-  if (events !== null) events.actorBorn(w, slot);
+  if (events !== null) events.actorBorn(w, actor);
 }
 
-export function reportDeath(w: World, slot: number, cause: DeathCause, powerId: string | null = null): void {
+export function reportDeath(w: World, actor: number, cause: DeathCause, powerId: string | null = null): void {
   const events = w.events;
-  if (events !== null) events.actorDied(w, slot, cause, powerId);
+  if (events !== null) events.actorDied(w, actor, cause, powerId);
 }

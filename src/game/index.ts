@@ -32,7 +32,7 @@ import { cityViews, civKingdomOrder, kingdomViews, queryActorViews, tileView, wo
 import { render } from './render.ts';
 import { checkSavepoint, restoreWorld, SavepointError, savepointBytes, takeSavepoint, type WorldCopy } from './savepoint.ts';
 import { decodeSave as decodeBytes, encodeSave as encodeBytes, SaveFormatError } from './save-format.ts';
-import { fromSnapshot, hashSnapshot, SnapshotError, toSnapshot, validateSnapshot } from './snapshot.ts';
+import { fromSnapshot, SnapshotError, toSnapshot, validateSnapshot } from './snapshot.ts';
 import { tick } from './simulation.ts';
 import { spawnActors, SpawnRefused } from './spawn.ts';
 import { hashState } from './state-hash.ts';
@@ -374,16 +374,12 @@ export function restore(savepoint: unknown): void {
     sp = checkSavepoint(savepoint);
     // The frame ends here, as on a world swap: its summaries count the world they happened in.
     l.events?.endFrame(l.world);
-    world = restoreWorld(l.world, sp); // refuses before it writes anything
+    world = restoreWorld(l.world, l.ui, sp); // refuses before it writes anything
   } catch (err) {
     if (err instanceof SavepointError || err instanceof SnapshotError) throw badArgs(`not a savepoint of this world: ${err.message}`);
     throw err;
   }
   l.world = world;
-  l.ui.configPaused = sp.ui.configPaused;
-  l.ui.window = sp.ui.window;
-  changeSpeed(l.ui, sp.ui.speedId);
-  l.ui.pendingMs = sp.ui.pendingMs;
 }
 
 /** The memory a savepoint holds: its typed arrays exactly, its kingdom and city records estimated. */
@@ -407,14 +403,22 @@ export function stateHash(): string {
 
 // --- Helpers beyond GameModule (tests, benchmarks, tools) ---------------------------------------
 
-/** sha256 (64 hex) of the live world's snapshot: equal to snapshotHash(snapshotWorld()), so a live world compares with a saved one. */
+/**
+ * The digest of the live world alone, without the interface state (hashState with no interface):
+ * equal to snapshotHash(snapshotWorld()), so a live world compares with a saved one.
+ */
 export function liveSnapshotHash(): string {
-  return hashSnapshot(toSnapshot(current().world));
+  return hashState(current().world, null);
 }
 
-/** sha256 (64 hex) of a snapshot's world (the same function liveSnapshotHash uses). */
+/** The digest of a snapshot's world, as liveSnapshotHash gives it for a live world. */
 export function snapshotHash(snapshot: WorldSnapshot): string {
-  return hashSnapshot(validateSnapshot(snapshot));
+  try {
+    return hashState(fromSnapshot(snapshot, true), null);
+  } catch (err) {
+    if (err instanceof SnapshotError) throw badArgs(`not a sandbox world snapshot: ${err.message}`);
+    throw err;
+  }
 }
 
 export { ACTOR_IDS, POWER_IDS, SPEED_IDS, TILE_IDS, TOP_IDS } from './assets.ts';

@@ -29,7 +29,7 @@ function newKingdom(w: World, race: string, wild: boolean): Kingdom {
     alive: true,
     color: kingdomColor(id),
     kingUid: 0,
-    kingSlot: -1,
+    kingIndex: -1,
     capitalId: 0,
     createdTick: w.tick,
     units: 0,
@@ -49,12 +49,24 @@ export function wildKingdomFor(w: World, asset: number): number {
   return newKingdom(w, race, true).id;
 }
 
-/** Recounts the live kingdoms and cities (after a world is rebuilt from a snapshot). */
+/** Live civilised kingdoms, counted afresh (civAlive keeps the count as the world runs). */
+export function liveCivKingdoms(w: World): number {
+  let n = 0;
+  for (const k of w.kingdoms) if (k.alive && !k.wild) n++;
+  return n;
+}
+
+/** Live cities, counted afresh (citiesAlive keeps the count as the world runs). */
+export function liveCities(w: World): number {
+  let n = 0;
+  for (const c of w.cities) if (c.alive) n++;
+  return n;
+}
+
+/** Recounts the live kingdoms and cities (after a world is rebuilt by hand). */
 export function recountAlive(w: World): void {
-  w.civAlive = 0;
-  w.citiesAlive = 0;
-  for (const k of w.kingdoms) if (k.alive && !k.wild) w.civAlive++;
-  for (const c of w.cities) if (c.alive) w.citiesAlive++;
+  w.civAlive = liveCivKingdoms(w);
+  w.citiesAlive = liveCities(w);
 }
 
 /** A city may be founded with its centre on this tile. */
@@ -85,7 +97,7 @@ export function foundCity(w: World, kingdomId: number, x: number, y: number): Ci
     y,
     alive: true,
     leaderUid: 0,
-    leaderSlot: -1,
+    leaderIndex: -1,
     buildings: 0,
     units: 0,
     radius: 4,
@@ -116,50 +128,50 @@ export function claimTerritory(w: World, city: City): void {
 }
 
 /** Moves an actor into a city (and its kingdom), keeping the counts right. */
-export function joinCity(w: World, slot: number, cityId: number): void {
+export function joinCity(w: World, actor: number, cityId: number): void {
   const a = w.a;
   const city = cityOf(w, cityId);
-  const kingdomId = city ? city.kingdomId : a.kingdom[slot]!;
-  const oldK = kingdomOf(w, a.kingdom[slot]!);
-  const oldC = cityOf(w, a.city[slot]!);
+  const kingdomId = city ? city.kingdomId : a.kingdom[actor]!;
+  const oldK = kingdomOf(w, a.kingdom[actor]!);
+  const oldC = cityOf(w, a.city[actor]!);
   if (oldC && oldC.units > 0) oldC.units--;
   if (oldK && oldK.id !== kingdomId && oldK.units > 0) oldK.units--;
   const newK = kingdomOf(w, kingdomId);
   if (newK && newK !== oldK) newK.units++;
   if (city) city.units++;
-  a.kingdom[slot] = kingdomId;
-  a.city[slot] = cityId;
+  a.kingdom[actor] = kingdomId;
+  a.city[actor] = cityId;
 }
 
 /** An adult civilised actor founds a kingdom of its race with a capital where it stands. */
-export function foundKingdom(w: World, slot: number): Kingdom | null {
+export function foundKingdom(w: World, actor: number): Kingdom | null {
   if (w.civAlive >= MAX_CIV_KINGDOMS_ALIVE) return null;
-  const x = Math.floor(w.a.x[slot]!);
-  const y = Math.floor(w.a.y[slot]!);
+  const x = Math.floor(w.a.x[actor]!);
+  const y = Math.floor(w.a.y[actor]!);
   if (!canFoundAt(w, x, y)) return null;
-  const race = ACTORS[w.a.asset[slot]!]?.race ?? 'human';
+  const race = ACTORS[w.a.asset[actor]!]?.race ?? 'human';
   const kingdom = newKingdom(w, race, false);
-  w.events?.kingdomFounded(w, kingdom, slot); // before its capital's city_founded
+  w.events?.kingdomFounded(w, kingdom, actor); // before its capital's city_founded
   const city = foundCity(w, kingdom.id, x, y);
-  joinCity(w, slot, city.id);
-  kingdom.kingUid = w.a.uid[slot]!;
-  kingdom.kingSlot = slot;
-  city.leaderUid = w.a.uid[slot]!;
-  city.leaderSlot = slot;
+  joinCity(w, actor, city.id);
+  kingdom.kingUid = w.a.uid[actor]!;
+  kingdom.kingIndex = actor;
+  city.leaderUid = w.a.uid[actor]!;
+  city.leaderIndex = actor;
   return kingdom;
 }
 
 /** A homeless member of a kingdom with no city left founds one for it. */
-export function foundCityFor(w: World, slot: number): City | null {
-  const kingdom = kingdomOf(w, w.a.kingdom[slot]!);
+export function foundCityFor(w: World, actor: number): City | null {
+  const kingdom = kingdomOf(w, w.a.kingdom[actor]!);
   if (!kingdom?.alive) return null;
-  const x = Math.floor(w.a.x[slot]!);
-  const y = Math.floor(w.a.y[slot]!);
+  const x = Math.floor(w.a.x[actor]!);
+  const y = Math.floor(w.a.y[actor]!);
   if (!canFoundAt(w, x, y)) return null;
   const city = foundCity(w, kingdom.id, x, y);
-  joinCity(w, slot, city.id);
-  city.leaderUid = w.a.uid[slot]!;
-  city.leaderSlot = slot;
+  joinCity(w, actor, city.id);
+  city.leaderUid = w.a.uid[actor]!;
+  city.leaderIndex = actor;
   return city;
 }
 
@@ -229,9 +241,9 @@ export function destroyCity(w: World, city: City): void {
   w.events?.cityDestroyed(city);
   city.units = 0;
   city.leaderUid = 0;
-  city.leaderSlot = -1;
+  city.leaderIndex = -1;
   const a = w.a;
-  for (let i = 0; i < w.slotEnd; i++) if (a.alive[i] === 1 && a.city[i] === city.id) a.city[i] = 0;
+  for (let i = 0; i < w.actorEnd; i++) if (a.alive[i] === 1 && a.city[i] === city.id) a.city[i] = 0;
   const kingdom = kingdomOf(w, city.kingdomId);
   if (kingdom) {
     if (kingdom.cities > 0) kingdom.cities--;
@@ -246,7 +258,7 @@ export function conquerCity(w: World, city: City, winnerId: number): void {
   if (!winner?.alive || winner.wild || city.kingdomId === winnerId) return;
   const a = w.a;
   let moved = 0;
-  for (let i = 0; i < w.slotEnd; i++) {
+  for (let i = 0; i < w.actorEnd; i++) {
     if (a.alive[i] === 1 && a.city[i] === city.id) {
       a.kingdom[i] = winnerId;
       moved++;
@@ -262,7 +274,7 @@ export function conquerCity(w: World, city: City, winnerId: number): void {
   const loserId = city.kingdomId;
   city.kingdomId = winnerId;
   city.leaderUid = 0;
-  city.leaderSlot = -1;
+  city.leaderIndex = -1;
   w.events?.cityConquered(city, loserId);
 }
 
@@ -271,8 +283,8 @@ function cityOrKingdom<T>(list: T[], id: number): T | undefined {
   return id > 0 ? list[id - 1] : undefined;
 }
 
-function leaderValid(w: World, slot: number, uid: number): boolean {
-  return uid !== 0 && slot >= 0 && slot < w.slotEnd && w.a.alive[slot] === 1 && w.a.uid[slot] === uid;
+function leaderValid(w: World, actor: number, uid: number): boolean {
+  return uid !== 0 && actor >= 0 && actor < w.actorEnd && w.a.alive[actor] === 1 && w.a.uid[actor] === uid;
 }
 
 /**
@@ -283,20 +295,20 @@ export function census(w: World): void {
   const a = w.a;
   for (const k of w.kingdoms) {
     k.units = 0;
-    if (!k.wild && !(leaderValid(w, k.kingSlot, k.kingUid) && a.kingdom[k.kingSlot] === k.id)) {
+    if (!k.wild && !(leaderValid(w, k.kingIndex, k.kingUid) && a.kingdom[k.kingIndex] === k.id)) {
       k.kingUid = 0;
-      k.kingSlot = -1;
+      k.kingIndex = -1;
     }
   }
   for (const c of w.cities) {
     c.units = 0;
-    if (!(leaderValid(w, c.leaderSlot, c.leaderUid) && a.city[c.leaderSlot] === c.id)) {
+    if (!(leaderValid(w, c.leaderIndex, c.leaderUid) && a.city[c.leaderIndex] === c.id)) {
       c.leaderUid = 0;
-      c.leaderSlot = -1;
+      c.leaderIndex = -1;
     }
   }
   w.assetPop.fill(0);
-  for (let i = 0; i < w.slotEnd; i++) {
+  for (let i = 0; i < w.actorEnd; i++) {
     if (a.alive[i] !== 1) continue;
     w.assetPop[a.asset[i]!]!++;
     const k = cityOrKingdom(w.kingdoms, a.kingdom[i]!);
@@ -306,7 +318,7 @@ export function census(w: World): void {
       c.units++;
       if (c.leaderUid === 0 && isAdult(w, i)) {
         c.leaderUid = a.uid[i]!;
-        c.leaderSlot = i;
+        c.leaderIndex = i;
       }
     }
   }
@@ -328,7 +340,7 @@ export function census(w: World): void {
       k.alive = false;
       w.civAlive--;
       k.kingUid = 0;
-      k.kingSlot = -1;
+      k.kingIndex = -1;
       w.events?.kingdomFell(k);
       for (const enemyId of [...k.wars]) {
         const enemy = kingdomOf(w, enemyId);
@@ -340,7 +352,7 @@ export function census(w: World): void {
       const capitalCity = cityOf(w, k.capitalId);
       if (capitalCity && capitalCity.leaderUid !== 0) {
         k.kingUid = capitalCity.leaderUid;
-        k.kingSlot = capitalCity.leaderSlot;
+        k.kingIndex = capitalCity.leaderIndex;
       }
     }
   }
@@ -410,8 +422,8 @@ function foundColony(w: World, city: City): void {
   // Settlers: up to eight adults leave for the new city (they walk there: it is outside their old land).
   const a = w.a;
   let moved = 0;
-  for (let i = 0; i < w.slotEnd && moved < 8; i++) {
-    if (a.alive[i] === 1 && a.city[i] === city.id && i !== city.leaderSlot && isAdult(w, i)) {
+  for (let i = 0; i < w.actorEnd && moved < 8; i++) {
+    if (a.alive[i] === 1 && a.city[i] === city.id && i !== city.leaderIndex && isAdult(w, i)) {
       joinCity(w, i, colony.id);
       moved++;
     }

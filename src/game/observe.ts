@@ -146,7 +146,7 @@ export function observeWorld(w: World, view: GridView): GridObservation {
   const actors = new Uint16Array(3 * area);
   const a = w.a;
   let population = 0;
-  for (let s = 0; s < w.slotEnd; s++) {
+  for (let s = 0; s < w.actorEnd; s++) {
     if (a.alive[s] !== 1) continue;
     const k = a.kingdom[s]!;
     const plane = k === own ? 0 : wild[k] === 1 ? 2 : 1;

@@ -107,15 +107,15 @@ export function applyPower(w: World, power: PowerAsset, x: number, y: number, ra
       forDisc(w, x, y, r, (i) => rainOn(w, i, 6));
       return true;
     case 'blessing':
-      forActorsInDisc(w, x, y, r, (slot) => {
-        w.a.blessed[slot] = BLESSING_TICKS;
-        w.a.plague[slot] = 0;
-        w.a.hp[slot] = w.a.maxHp[slot]!;
+      forActorsInDisc(w, x, y, r, (actor) => {
+        w.a.blessed[actor] = BLESSING_TICKS;
+        w.a.plague[actor] = 0;
+        w.a.hp[actor] = w.a.maxHp[actor]!;
       });
       return true;
     case 'plague':
-      forActorsInDisc(w, x, y, r, (slot) => {
-        if (ACTOR_KIND[w.a.asset[slot]!] !== ACTOR_KIND_MONSTER) w.a.plague[slot] = PLAGUE_TICKS;
+      forActorsInDisc(w, x, y, r, (actor) => {
+        if (ACTOR_KIND[w.a.asset[actor]!] !== ACTOR_KIND_MONSTER) w.a.plague[actor] = PLAGUE_TICKS;
       });
       return true;
     case 'water_bucket':
@@ -160,10 +160,10 @@ export function applyPower(w: World, power: PowerAsset, x: number, y: number, ra
 function spawnPower(w: World, actorId: string, x: number, y: number, touched?: KingdomSet): boolean {
   const asset = ACTOR_INDEX.get(actorId);
   if (asset === undefined || !canStand(asset, w.tileType[y * w.width + x]!)) return false;
-  const slot = placeActor(w, asset, x + 0.2 + 0.6 * nextFloat(w.rng), y + 0.2 + 0.6 * nextFloat(w.rng), true);
-  if (slot < 0) return false;
+  const actor = placeActor(w, asset, x + 0.2 + 0.6 * nextFloat(w.rng), y + 0.2 + 0.6 * nextFloat(w.rng), true);
+  if (actor < 0) return false;
   if (touched) {
-    touched.addActor(w, slot);
+    touched.addActor(w, actor);
     touched.addTile(w, y * w.width + x);
   }
   return true;
@@ -177,12 +177,12 @@ function flipLaw(w: World, law: LawId): boolean {
 }
 
 /** Calls `visit` for every live actor within radius + 0.5 of the centre of tile (x, y). */
-export function forActorsInDisc(w: World, x: number, y: number, radius: number, visit: (slot: number, d2: number) => void): void {
+export function forActorsInDisc(w: World, x: number, y: number, radius: number, visit: (actor: number, d2: number) => void): void {
   const a = w.a;
   const cx = x + 0.5;
   const cy = y + 0.5;
   const reach = (radius + 0.5) * (radius + 0.5);
-  const end = w.slotEnd;
+  const end = w.actorEnd;
   for (let i = 0; i < end; i++) {
     if (a.alive[i] !== 1) continue;
     const dx = a.x[i]! - cx;
@@ -194,13 +194,13 @@ export function forActorsInDisc(w: World, x: number, y: number, radius: number, 
 
 /** Damages actors in the disc (`centre` damage within one tile of the centre); kills at 0 hp. */
 function hurtDisc(w: World, power: PowerAsset, x: number, y: number, radius: number, damage: number, centre: number, fire = false): void {
-  forActorsInDisc(w, x, y, radius, (slot, d2) => {
-    if (fire && ACTOR_FIREPROOF[w.a.asset[slot]!] === 1) return;
-    const hp = w.a.hp[slot]! - (d2 <= 1 ? centre : damage);
+  forActorsInDisc(w, x, y, radius, (actor, d2) => {
+    if (fire && ACTOR_FIREPROOF[w.a.asset[actor]!] === 1) return;
+    const hp = w.a.hp[actor]! - (d2 <= 1 ? centre : damage);
     if (hp <= 0) {
-      reportDeath(w, slot, 'power', power.id);
-      killActor(w, slot);
-    } else w.a.hp[slot] = hp;
+      reportDeath(w, actor, 'power', power.id);
+      killActor(w, actor);
+    } else w.a.hp[actor] = hp;
   });
 }
 

@@ -13,7 +13,7 @@ export function tileView(w: World, x: number, y: number): TileView {
   const top = w.topType[i]!;
   const actors: TileView['actors'] = [];
   const a = w.a;
-  for (let s = 0; s < w.slotEnd; s++) {
+  for (let s = 0; s < w.actorEnd; s++) {
     if (a.alive[s] !== 1 || (a.x[s]! | 0) !== x || (a.y[s]! | 0) !== y) continue;
     const k = a.kingdom[s]!;
     actors.push({ name: nameOf(w, s), asset_id: ACTORS[a.asset[s]!]!.id, kingdom_id: k === 0 ? null : k });
@@ -34,7 +34,7 @@ function headcount(w: World): { kingdoms: Int32Array; cities: Int32Array } {
   const kingdoms = new Int32Array(w.kingdoms.length + 1);
   const cities = new Int32Array(w.cities.length + 1);
   const a = w.a;
-  for (let s = 0; s < w.slotEnd; s++) {
+  for (let s = 0; s < w.actorEnd; s++) {
     if (a.alive[s] !== 1) continue;
     kingdoms[a.kingdom[s]!]!++;
     cities[a.city[s]!]!++;
@@ -42,9 +42,9 @@ function headcount(w: World): { kingdoms: Int32Array; cities: Int32Array } {
   return { kingdoms, cities };
 }
 
-function liveName(w: World, slot: number, uid: number): string | null {
-  if (uid === 0 || slot < 0 || slot >= w.slotEnd || w.a.alive[slot] !== 1 || w.a.uid[slot] !== uid) return null;
-  return nameOf(w, slot);
+function liveName(w: World, actor: number, uid: number): string | null {
+  if (uid === 0 || actor < 0 || actor >= w.actorEnd || w.a.alive[actor] !== 1 || w.a.uid[actor] !== uid) return null;
+  return nameOf(w, actor);
 }
 
 export function kingdomViews(w: World, includeWild: boolean) {
@@ -57,7 +57,7 @@ export function kingdomViews(w: World, includeWild: boolean) {
       id: k.id,
       name: k.name,
       race: k.race,
-      king_name: k.wild ? null : liveName(w, k.kingSlot, k.kingUid),
+      king_name: k.wild ? null : liveName(w, k.kingIndex, k.kingUid),
       capital_id: k.capitalId === 0 ? null : k.capitalId,
       cities_count: citiesPer[k.id]!,
       units_count: count.kingdoms[k.id]!,
@@ -74,7 +74,7 @@ export function cityViews(w: World, kingdomId?: number) {
       name: c.name,
       kingdom_id: c.kingdomId,
       kingdom_name: kingdomOf(w, c.kingdomId)?.name ?? '',
-      leader_name: liveName(w, c.leaderSlot, c.leaderUid),
+      leader_name: liveName(w, c.leaderIndex, c.leaderUid),
       building_count: c.buildings,
       unit_count: count.cities[c.id]!,
     }));
@@ -123,7 +123,7 @@ export function queryActorViews(w: World, q: ActorFilter): { items: ActorRowView
   const a = w.a;
   const uids = new Int32Array(w.population);
   let matched = 0;
-  for (let s = 0; s < w.slotEnd; s++) {
+  for (let s = 0; s < w.actorEnd; s++) {
     if (a.alive[s] === 1 && accepts(a.asset[s]!, a.kingdom[s]!, a.x[s]! | 0, a.y[s]! | 0)) uids[matched++] = a.uid[s]!;
   }
   const page = uids
@@ -134,7 +134,7 @@ export function queryActorViews(w: World, q: ActorFilter): { items: ActorRowView
   const wanted = new Map<number, number>();
   for (const [n, uid] of page.entries()) wanted.set(uid, n);
   const rows = new Array<ActorRowView>(page.length);
-  for (let s = 0; s < w.slotEnd; s++) {
+  for (let s = 0; s < w.actorEnd; s++) {
     if (a.alive[s] !== 1) continue;
     const n = wanted.get(a.uid[s]!);
     if (n !== undefined) rows[n] = row(nameOf(w, s), a.asset[s]!, a.kingdom[s]!, a.x[s]! | 0, a.y[s]! | 0);

@@ -6,7 +6,8 @@
 //   8  u32     CRC-32 of the uncompressed body
 //  12  u32     length of the uncompressed body
 //  16  body:   u32 JSON length, the JSON (the snapshot with every typed array replaced by
-//              {"$ta": n}, plus "arrays": [{type, offset, length}]), then, from the next 8-aligned byte
+//              {"$ta": n}, and the record fields the state table renames under their names in the
+//              file; plus "arrays": [{type, offset, length}]), then, from the next 8-aligned byte
 //              (offsets count from there), the arrays' bytes in the machine's byte order
 //              (little-endian on every supported host).
 //
@@ -19,9 +20,9 @@
 import { crc32, gunzipSync, gzipSync } from 'node:zlib';
 import { LIMITS } from '../limits.ts';
 import { exceedsDepth } from '../shared/json-depth.ts';
-import { MAX_ZONES, ZONE_TILES } from './assets.ts';
-import { ACTOR_FIELD_NAMES, ACTOR_FIELDS, DEAD_CAP, HARD_ACTOR_CAP } from './world.ts';
 import { SnapshotError, validateSnapshot, type SandboxSnapshot } from './snapshot.ts';
+import { SAVED_FIELDS } from './state.ts';
+import { isObject } from './state-kinds.ts';
 
 export const SAVE_MAGIC = 'GCBW';
 export const SAVE_VERSION = 1;
@@ -43,17 +44,11 @@ type AnyTypedArray = InstanceType<(typeof ARRAY_TYPES)[ArrayTypeName]>;
 
 export class SaveFormatError extends Error {}
 
-/** Typed arrays in a snapshot: 5 tile layers, fireList, the actor fields, free, assetPop, rng, 6 in dead. */
-export const MAX_SAVE_ARRAYS = 5 + 1 + ACTOR_FIELD_NAMES.length + 3 + 6;
-const MAX_TILES = (MAX_ZONES * ZONE_TILES) ** 2;
+const SAVED_ARRAYS = SAVED_FIELDS.flatMap(([, field]) => field.arrays ?? []);
+/** Typed arrays in a snapshot: those of the state table's saved fields. */
+export const MAX_SAVE_ARRAYS = SAVED_ARRAYS.length;
 /** The arrays of the largest world validateSnapshot accepts, each padded to 8 bytes. */
-export const MAX_ARRAY_BYTES =
-  MAX_TILES * (4 + 2 + 4) + // type, top, elevation, fire (1 byte each), owner (2), fireList (at most one entry a tile, 4)
-  HARD_ACTOR_CAP * (ACTOR_FIELD_NAMES.reduce((sum, name) => sum + (ACTOR_FIELDS[name] as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT, 0) + 4) + // actor fields, free
-  256 * 4 +
-  4 * 4 +
-  DEAD_CAP * (4 + 1 + 1 + 4 + 2 + 2) + // assetPop, rng, the dead ring
-  MAX_SAVE_ARRAYS * 8;
+export const MAX_ARRAY_BYTES = SAVED_ARRAYS.reduce((sum, a) => sum + a.bytesPerElement * a.maxLength, 0) + MAX_SAVE_ARRAYS * 8;
 /** The JSON metadata (kingdoms and cities are its bulk: at most 65,535 cities of ~300 bytes). */
 export const MAX_METADATA_BYTES = 32 * 1024 * 1024;
 /** Largest body a save may hold or inflate to: what the largest allowed world needs (~56 MiB). */
@@ -92,7 +87,10 @@ export function encodeSave(snapshot: SandboxSnapshot, compress: boolean): Uint8A
     }
     return v;
   };
-  const tree = strip(snapshot);
+  // The file keeps its own names where the code renamed a part (a v0.5 reader loads it as ever).
+  const named: Record<string, unknown> = { ...snapshot };
+  for (const [, field] of SAVED_FIELDS) field.inFile?.write(named);
+  const tree = strip(named);
   // Array offsets count from the start of the data section (the first 8-aligned byte after the JSON).
   let offset = 0;
   for (let n = 0; n < specs.length; n++) {
@@ -207,6 +205,7 @@ export function decodeSave(bytes: Uint8Array): SandboxSnapshot {
   const snapshot = revive(doc.snapshot);
   const unused = referenced.indexOf(0);
   if (unused !== -1) fail(`array ${unused} is in the table but nothing refers to it`);
+  if (isObject(snapshot)) for (const [, field] of SAVED_FIELDS) field.inFile?.read(snapshot);
   try {
     return validateSnapshot(snapshot);
   } catch (err) {

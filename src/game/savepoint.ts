@@ -1,11 +1,13 @@
-// In-memory savepoints: a copy of everything that decides the future (the world as a snapshot, the
-// incremental counts exactly as they stood, the interface's pause, window, speed and pending
-// milliseconds), and putting it back. Restoring writes into the live world's own arrays when the
-// sizes allow, so a rewind costs a few memory copies and no allocation of a whole world.
-import { SPEED_INDEX } from './assets.ts';
-import { fromSnapshot, toSnapshot, type SandboxSnapshot } from './snapshot.ts';
+// In-memory savepoints: a copy of everything that decides the future, as the state table (state.ts)
+// lists it: the world as a snapshot, the counts the world keeps exactly as they stood, and the
+// interface state a savepoint keeps (pause, window, speed, pending milliseconds); and putting it
+// back. Restoring writes into the live world's own arrays when the sizes allow, so a rewind costs a
+// few memory copies and no allocation of a whole world.
+import { COUNTED_FIELDS, INTERFACE_FIELDS, SAVED_FIELDS, setValue, valueOf, type CountedKey, type KeptUiKey } from './state.ts';
+import type { SaveData } from './state-kinds.ts';
+import { fromSnapshot, loadState, toSnapshot, type SandboxSnapshot } from './snapshot.ts';
 import type { Ui } from './ui.ts';
-import { ACTOR_FIELD_NAMES, ensureActorCapacity, type City, type Kingdom, type World } from './world.ts';
+import type { World } from './world.ts';
 
 const SAVEPOINT_FORMAT = 'gcb-sandbox-savepoint';
 
@@ -17,19 +19,23 @@ export interface WorldCopy {
    * Counts kept up to date as the world runs. A snapshot loaded from a file recounts them; a
    * savepoint keeps them as they were, so a rewound world is the same world, not a recount of it.
    */
-  counts: { population: number; landTiles: number; civAlive: number; citiesAlive: number };
-  ui: { configPaused: boolean; window: string | null; speedId: string; pendingMs: number };
+  counts: Record<CountedKey, number>;
+  ui: { [K in KeptUiKey]: Ui[K] };
 }
 
 export class SavepointError extends Error {}
 
+// Flat lists for the walks of every take and rewind (see snapshot.ts).
+const COUNTS = COUNTED_FIELDS.map(([key]) => key);
+const KEPT = INTERFACE_FIELDS.map(([key, field]) => ({ key, put: field.put, refuse: field.refuse }));
+const SIZES = SAVED_FIELDS.flatMap(([, field]) => (field.bytes ? [field.bytes] : []));
+
 export function takeSavepoint(w: World, ui: Ui): WorldCopy {
-  return {
-    format: SAVEPOINT_FORMAT,
-    world: toSnapshot(w),
-    counts: { population: w.population, landTiles: w.landTiles, civAlive: w.civAlive, citiesAlive: w.citiesAlive },
-    ui: { configPaused: ui.configPaused, window: ui.window, speedId: ui.speedId, pendingMs: ui.pendingMs },
-  };
+  const counts = {} as Record<string, unknown>;
+  for (let i = 0; i < COUNTS.length; i++) counts[COUNTS[i]!] = valueOf(w, COUNTS[i]!);
+  const kept = {} as Record<string, unknown>;
+  for (let i = 0; i < KEPT.length; i++) kept[KEPT[i]!.key] = valueOf(ui, KEPT[i]!.key);
+  return { format: SAVEPOINT_FORMAT, world: toSnapshot(w), counts: counts as WorldCopy['counts'], ui: kept as WorldCopy['ui'] };
 }
 
 /** Throws SavepointError unless `v` is what takeSavepoint returns (the world inside was checked when taken). */
@@ -38,95 +44,43 @@ export function checkSavepoint(v: unknown): WorldCopy {
   if (typeof sp !== 'object' || sp === null || sp.format !== SAVEPOINT_FORMAT)
     throw new SavepointError('not a savepoint of this game (take one with snapshot())');
   if (typeof sp.world !== 'object' || typeof sp.counts !== 'object' || typeof sp.ui !== 'object') throw new SavepointError('the savepoint is incomplete');
-  if (SPEED_INDEX.get(sp.ui.speedId) === undefined) throw new SavepointError(`the savepoint names an unknown speed '${String(sp.ui.speedId)}'`);
+  for (let i = 0; i < KEPT.length; i++) {
+    const { key, refuse } = KEPT[i]!;
+    const refused = refuse?.(sp.ui[key]);
+    if (refused) throw new SavepointError(refused);
+  }
   return sp as WorldCopy;
 }
 
-function copyKingdom(k: Kingdom): Kingdom {
-  return { ...k, wars: [...k.wars] };
-}
-
-function copyCity(c: City): City {
-  return { ...c };
-}
-
 /**
- * Puts the savepoint's world back into `w` when it has the same size (returns `w`), else into a
- * new world (returned). Either way the result equals the world the savepoint was taken of, in every
- * field that decides the future; the savepoint stays usable for another restore.
+ * Puts the savepoint's world and interface state back: the world into `w` when it has the same size
+ * (returns `w`), else into a new world (returned). Either way the result equals the world the
+ * savepoint was taken of, in every field of the state table; the savepoint stays usable for another
+ * restore. Refuses (SavepointError) before it writes anything.
  */
-export function restoreWorld(w: World, sp: WorldCopy): World {
+export function restoreWorld(w: World, ui: Ui, sp: WorldCopy): World {
   const s = sp.world;
+  let world = w;
+  // The tile layers are reused at the same size only.
   if (s.width !== w.width || s.height !== w.height) {
-    const fresh = fromSnapshot(s);
-    fresh.events = w.events;
-    setCounts(fresh, sp);
-    return fresh;
+    world = fromSnapshot(s);
+    world.events = w.events;
+  } else if (!loadState(w, s)) {
+    throw new SavepointError('the savepoint holds more actors than a world may');
   }
-  // The one step that can fail comes first, so a failed restore changes nothing.
-  if (!ensureActorCapacity(w, s.hwm)) throw new SavepointError(`the savepoint holds ${s.hwm} actor slots, more than a world may`);
-  w.seed = s.seed;
-  w.tick = s.tick;
-  w.tileType.set(s.tiles.type);
-  w.topType.set(s.tiles.top);
-  w.elevation.set(s.tiles.elevation);
-  w.fire.set(s.tiles.fire);
-  w.owner.set(s.tiles.owner);
-  if (w.fireList.length < s.fireList.length) w.fireList = new Int32Array(s.fireList.length * 2);
-  w.fireList.set(s.fireList);
-  w.fireCount = s.fireList.length;
-  // Slots past the high-water mark are never read before createActor writes every field of them.
-  for (const name of ACTOR_FIELD_NAMES) (w.a[name] as { set(src: ArrayLike<number>): void }).set(s.actors[name]);
-  w.slotEnd = s.hwm;
-  w.free.set(s.free);
-  w.freeCount = s.free.length;
-  w.assetPop.set(s.assetPop);
-  w.kingdoms = s.kingdoms.map(copyKingdom);
-  w.cities = s.cities.map(copyCity);
-  w.nextUid = s.counters.nextUid;
-  w.lifetime = s.counters.lifetime;
-  w.rng.set(s.rng);
-  w.laws = { ...s.laws };
-  const d = w.dead;
-  d.uid.set(s.dead.uid);
-  d.born.set(s.dead.born);
-  d.asset.set(s.dead.asset);
-  d.kingdom.set(s.dead.kingdom);
-  d.x.set(s.dead.x);
-  d.y.set(s.dead.y);
-  d.total = s.dead.total;
-  // Between ticks the birth queue is empty and the grid is rebuilt at the start of the next tick.
-  w.birthCount = 0;
-  setCounts(w, sp);
-  return w;
-}
-
-function setCounts(w: World, sp: WorldCopy): void {
-  w.population = sp.counts.population;
-  w.landTiles = sp.counts.landTiles;
-  w.civAlive = sp.counts.civAlive;
-  w.citiesAlive = sp.counts.citiesAlive;
-}
-
-/** Rough bytes of a plain record: 8 a number or flag, 2 a character, 16 of object overhead. */
-function recordBytes(r: Kingdom | City): number {
-  let n = 16;
-  for (const v of Object.values(r) as unknown[]) {
-    if (typeof v === 'string') n += 8 + v.length * 2;
-    else if (Array.isArray(v)) n += 16 + v.length * 8;
-    else n += 8;
+  for (let i = 0; i < COUNTS.length; i++) setValue(world, COUNTS[i]!, sp.counts[COUNTS[i]!]);
+  for (let i = 0; i < KEPT.length; i++) {
+    const { key, put } = KEPT[i]!;
+    if (put) put(ui, sp.ui[key]);
+    else setValue(ui, key, sp.ui[key]);
   }
-  return n;
+  return world;
 }
 
 /** The memory a savepoint holds: its typed arrays exactly, its kingdom and city records estimated. */
 export function savepointBytes(sp: WorldCopy): number {
-  const s = sp.world;
+  const s = sp.world as unknown as SaveData;
   let bytes = 0;
-  for (const v of [s.tiles.type, s.tiles.top, s.tiles.elevation, s.tiles.fire, s.tiles.owner, s.fireList, s.free, s.assetPop, s.rng]) bytes += v.byteLength;
-  for (const name of ACTOR_FIELD_NAMES) bytes += s.actors[name].byteLength;
-  for (const v of [s.dead.uid, s.dead.born, s.dead.asset, s.dead.kingdom, s.dead.x, s.dead.y]) bytes += v.byteLength;
-  for (const k of s.kingdoms) bytes += recordBytes(k);
-  for (const c of s.cities) bytes += recordBytes(c);
+  for (let i = 0; i < SIZES.length; i++) bytes += SIZES[i]!(s);
   return bytes;
 }

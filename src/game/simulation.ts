@@ -1,5 +1,5 @@
 // One simulation tick: the spatial grid, then every actor (hazards, ageing, a "think" every
-// THINK_EVERY ticks staggered by slot, movement), births, fire, regrowth and rain, then the city,
+// THINK_EVERY ticks staggered by index, movement), births, fire, regrowth and rain, then the city,
 // census and kingdom systems. The hot loop reads typed arrays only and allocates nothing.
 import {
   A,
@@ -108,7 +108,7 @@ export function rebuildGrid(w: World): void {
   const ay = a.y;
   const alive = a.alive;
   const cells = cellFill.length;
-  const end = w.slotEnd;
+  const end = w.actorEnd;
   cellFill.fill(0);
   for (let i = 0; i < end; i++) {
     if (alive[i] === 0) {
@@ -144,8 +144,8 @@ export function rebuildGrid(w: World): void {
 
 /**
  * Re-lays the actor arrays in grid order (live actors packed at the front, cell by cell), so that
- * slot order is map order: a think then reads its neighbours from memory it has just touched.
- * Slot references (kings, city leaders) follow; the free list empties. Runs every COMPACT_EVERY
+ * index order is map order: a think then reads its neighbours from memory it has just touched.
+ * References by index (kings, city leaders) follow; the free stack empties. Runs every COMPACT_EVERY
  * ticks, right after the grid is built, so it is part of the deterministic state.
  */
 export function compactActors(w: World): void {
@@ -160,14 +160,14 @@ export function compactActors(w: World): void {
     for (let p = 0; p < total; p++) dst[p] = src[cellI32[(p << 2) + 2]!]!;
   }
   const remap = w.cellOf;
-  remap.fill(-1, 0, w.slotEnd);
+  remap.fill(-1, 0, w.actorEnd);
   for (let p = 0; p < total; p++) remap[cellI32[(p << 2) + 2]!] = p;
-  const follow = (slot: number) => (slot >= 0 && slot < w.slotEnd ? remap[slot]! : -1);
-  for (const k of w.kingdoms) if (k.kingSlot >= 0) k.kingSlot = follow(k.kingSlot);
-  for (const c of w.cities) if (c.leaderSlot >= 0) c.leaderSlot = follow(c.leaderSlot);
+  const follow = (actor: number) => (actor >= 0 && actor < w.actorEnd ? remap[actor]! : -1);
+  for (const k of w.kingdoms) if (k.kingIndex >= 0) k.kingIndex = follow(k.kingIndex);
+  for (const c of w.cities) if (c.leaderIndex >= 0) c.leaderIndex = follow(c.leaderIndex);
   w.spare = from;
   w.a = to;
-  w.slotEnd = total;
+  w.actorEnd = total;
   w.freeCount = 0;
   rebuildGrid(w);
 }
@@ -190,7 +190,7 @@ function actorPass(w: World): void {
   const height = w.height;
   const tileType = w.tileType;
   const phase = w.tick & THINK_MASK;
-  const end = w.slotEnd;
+  const end = w.actorEnd;
   for (let i = 0; i < end; i++) {
     if (alive[i] === 0) continue;
     if (((i + phase) & THINK_MASK) === 0) {

@@ -38,14 +38,14 @@ export function spawnActors(w: World, asset: number, x: number, y: number, count
       failed++;
       continue;
     }
-    const slot = placeActor(w, asset, tx + 0.2 + 0.6 * nextFloat(w.rng), ty + 0.2 + 0.6 * nextFloat(w.rng), adult);
-    if (slot < 0) {
+    const actor = placeActor(w, asset, tx + 0.2 + 0.6 * nextFloat(w.rng), ty + 0.2 + 0.6 * nextFloat(w.rng), adult);
+    if (actor < 0) {
       failed++;
       continue;
     }
-    names.push(nameOf(w, slot));
+    names.push(nameOf(w, actor));
     if (touched) {
-      touched.addActor(w, slot);
+      touched.addActor(w, actor);
       touched.addTile(w, ty * w.width + tx);
     }
   }

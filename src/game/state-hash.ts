@@ -1,175 +1,57 @@
-// The research hash: a 64-bit digest of the canonical state, read straight from the live arrays (no
-// snapshot copy first). The same state gives the same 16 hex digits in any process on any machine:
-// every number is written little-endian at a fixed place, records field by field in a fixed order
-// (never by object key order), strings as their UTF-16 code units with a length. The digest is the
-// first 8 bytes of SHA-256: node:crypto reads the typed arrays where they lie, which measured 7 to
-// 15 times faster than FNV-1a 64 done in 32-bit halves in JavaScript (bench/research-game.ts).
+// The research hash: a 64-bit digest of the canonical state (canonical.ts), read straight from the
+// live arrays (no snapshot copy first). The same state gives the same 16 hex digits in any process on
+// any machine. The digest is the first 8 bytes of SHA-256: node:crypto reads the typed arrays where
+// they lie, which measured 7 to 15 times faster than FNV-1a 64 done in 32-bit halves in JavaScript
+// (bench/research-game.ts).
 //
-// What counts: everything that decides the future. Tiles, the fire list, actors slot by slot up to
-// the high-water mark (a slot is an actor's place in every loop, so slot order decides the order of
-// random draws; the uid is among the fields hashed), the free-slot stack, the census, kingdoms,
-// cities, counters, the random state, laws, the dead ring, and of the interface the speed, the
-// configured pause and the open window. Never the clock, the pending milliseconds of realtime frames
+// What counts is the state table (state.ts), in its order: first a record of every small value
+// (sizes, counters, counts, laws, the interface's speed, pause and window, kingdoms, cities), then the
+// bulk (the random state, tiles, the fire list, each actor field up to the end of the live indices,
+// the free stack, the census, the ring of recent deaths). Actors are hashed index by index: an
+// actor's index is its place in every loop, so index order decides the order of random draws (the
+// uid is among the fields hashed). Never the clock, the pending milliseconds of realtime frames
 // (wall-clock leftovers), array capacities, the runtime grid, or anything a read builds.
 import { createHash, type Hash } from 'node:crypto';
-import { endianness } from 'node:os';
-import { ACTOR_FIELD_NAMES, type City, type Kingdom, type World } from './world.ts';
-
-/** The interface state the hash covers. */
-export interface HashedUi {
-  configPaused: boolean;
-  window: string | null;
-  speedId: string;
-}
+import { RecordWriter } from './canonical.ts';
+import { STATE_FIELDS, valueOf } from './state.ts';
+import type { Ui } from './ui.ts';
+import type { World } from './world.ts';
 
 /** Bumped when the canonical form changes, so an old hash can never equal a new one by accident. */
 const CANONICAL_FORM = 1;
 
-const LITTLE_ENDIAN = endianness() === 'LE';
+type Head = (w: World, ui: Ui | null, out: RecordWriter) => void;
+type Bulk = (w: World, hash: Hash) => void;
 
-/**
- * A growable little-endian record of the small parts (counters, kingdoms, cities), reused from one
- * hash to the next so a hash allocates almost nothing.
- */
-class RecordWriter {
-  private bytes = new Uint8Array(4096);
-  private view = new DataView(this.bytes.buffer);
-  private at = 0;
-
-  reset(): void {
-    this.at = 0;
-  }
-
-  private room(n: number): void {
-    if (this.at + n <= this.bytes.length) return;
-    const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.at + n));
-    grown.set(this.bytes.subarray(0, this.at));
-    this.bytes = grown;
-    this.view = new DataView(grown.buffer);
-  }
-
-  u8(v: number): void {
-    this.room(1);
-    this.view.setUint8(this.at, v);
-    this.at += 1;
-  }
-
-  bool(v: boolean): void {
-    this.u8(v ? 1 : 0);
-  }
-
-  u32(v: number): void {
-    this.room(4);
-    this.view.setUint32(this.at, v >>> 0, true);
-    this.at += 4;
-  }
-
-  /** Any number, exactly: an IEEE double, with -0 written as 0 and every NaN as one pattern. */
-  num(v: number): void {
-    this.room(8);
-    if (Number.isNaN(v)) {
-      this.view.setUint32(this.at, 0, true);
-      this.view.setUint32(this.at + 4, 0x7ff80000, true);
-    } else {
-      this.view.setFloat64(this.at, v === 0 ? 0 : v, true);
-    }
-    this.at += 8;
-  }
-
-  str(s: string | null): void {
-    if (s === null) {
-      this.u32(0xffffffff);
-      return;
-    }
-    this.u32(s.length);
-    this.room(s.length * 2);
-    for (let i = 0; i < s.length; i++) this.view.setUint16(this.at + i * 2, s.charCodeAt(i), true);
-    this.at += s.length * 2;
-  }
-
-  flushInto(hash: Hash): void {
-    hash.update(this.bytes.subarray(0, this.at));
-    this.at = 0;
+const HEADS: Head[] = [];
+const BULKS: Bulk[] = [];
+for (const [key, field] of STATE_FIELDS) {
+  if (field.family === 'saved') {
+    const { head, bulk } = field as { head?: (v: unknown, out: RecordWriter) => void; bulk?: (v: unknown, w: World, hash: Hash) => void };
+    if (head) HEADS.push((w, _ui, out) => head(valueOf(w, key), out));
+    if (bulk) BULKS.push((w, hash) => bulk(valueOf(w, key), w, hash));
+  } else if (field.family === 'counted') {
+    HEADS.push((w, _ui, out) => out.num(valueOf(w, key) as number));
+  } else if (field.family === 'interface') {
+    const head = field.head as ((v: unknown, out: RecordWriter) => void) | null;
+    if (head) HEADS.push((_w, ui, out) => ui && head(valueOf(ui, key), out));
   }
 }
 
 const record = new RecordWriter();
 
-/** The bytes of a typed array in little-endian order (a copy only on a big-endian machine). */
-function leBytes(v: ArrayBufferView & { BYTES_PER_ELEMENT: number; length: number }): Uint8Array {
-  const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-  if (LITTLE_ENDIAN || v.BYTES_PER_ELEMENT === 1) return bytes;
-  const size = v.BYTES_PER_ELEMENT;
-  const swapped = new Uint8Array(bytes.length);
-  for (let i = 0; i < bytes.length; i += size) for (let b = 0; b < size; b++) swapped[i + b] = bytes[i + size - 1 - b]!;
-  return swapped;
-}
-
-function writeKingdom(k: Kingdom): void {
-  record.num(k.id);
-  record.str(k.name);
-  record.str(k.race);
-  record.bool(k.wild);
-  record.bool(k.alive);
-  record.num(k.color);
-  record.num(k.kingUid);
-  record.num(k.kingSlot);
-  record.num(k.capitalId);
-  record.num(k.createdTick);
-  record.num(k.units);
-  record.num(k.cities);
-  record.u32(k.wars.length);
-  for (const id of k.wars) record.num(id);
-  record.num(k.warTarget);
-}
-
-function writeCity(c: City): void {
-  record.num(c.id);
-  record.str(c.name);
-  record.num(c.kingdomId);
-  record.num(c.x);
-  record.num(c.y);
-  record.bool(c.alive);
-  record.num(c.leaderUid);
-  record.num(c.leaderSlot);
-  record.num(c.buildings);
-  record.num(c.units);
-  record.num(c.radius);
-  record.num(c.claimed);
-  record.num(c.food);
-  record.num(c.foundedTick);
-}
-
 /**
- * The 16-hex digest of a world and its interface state. Reads only: safe between any two commands,
- * and it changes nothing a later tick looks at.
+ * The 16-hex digest of a world and its interface state; with `ui` null, of the world alone (what a
+ * save holds: a live world compared with a saved one), under another name so the two never meet.
+ * Reads only: safe between any two commands, and it changes nothing a later tick looks at.
  */
-export function hashState(w: World, ui: HashedUi): string {
+export function hashState(w: World, ui: Ui | null): string {
   const hash = createHash('sha256');
   record.reset();
-  record.str('gcb-sandbox-state');
+  record.str(ui ? 'gcb-sandbox-state' : 'gcb-sandbox-world');
   record.u32(CANONICAL_FORM);
-  for (const v of [w.width, w.height, w.seed, w.tick, w.slotEnd, w.freeCount, w.fireCount, w.nextUid, w.lifetime, w.population, w.landTiles]) record.num(v);
-  for (const v of [w.civAlive, w.citiesAlive, w.birthCount, w.dead.total]) record.num(v);
-  record.bool(w.laws.rain_toggle);
-  record.bool(w.laws.infinite_lifespan);
-  record.bool(w.laws.world_peace);
-  record.str(ui.speedId);
-  record.bool(ui.configPaused);
-  record.str(ui.window);
-  record.u32(w.kingdoms.length);
-  for (const k of w.kingdoms) writeKingdom(k);
-  record.u32(w.cities.length);
-  for (const c of w.cities) writeCity(c);
+  for (let i = 0; i < HEADS.length; i++) HEADS[i]!(w, ui, record);
   record.flushInto(hash);
-  // The bulk, in a fixed order; each length follows from the counts above.
-  hash.update(leBytes(w.rng));
-  for (const layer of [w.tileType, w.topType, w.elevation, w.fire, w.owner]) hash.update(leBytes(layer));
-  hash.update(leBytes(w.fireList.subarray(0, w.fireCount)));
-  for (const name of ACTOR_FIELD_NAMES) hash.update(leBytes(w.a[name].subarray(0, w.slotEnd)));
-  hash.update(leBytes(w.free.subarray(0, w.freeCount)));
-  hash.update(leBytes(w.assetPop));
-  const d = w.dead;
-  for (const v of [d.uid, d.born, d.asset, d.kingdom, d.x, d.y]) hash.update(leBytes(v));
+  for (let i = 0; i < BULKS.length; i++) BULKS[i]!(w, hash);
   return hash.digest('hex').slice(0, 16);
 }

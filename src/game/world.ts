@@ -26,10 +26,12 @@ export interface ActorArrays {
   vy: Float32Array;
 }
 
-type ArrayCtor<A> = { new (length: number): A };
+export type ArrayCtor<A> = { new (length: number): A; readonly BYTES_PER_ELEMENT: number; readonly name: string };
+/** A table of typed arrays: each field's array type, in the order saves and the hash walk them. */
+export type ArrayFields<T> = { readonly [K in keyof T]-?: ArrayCtor<T[K]> };
 
 /** Field order is the hash and save order. */
-export const ACTOR_FIELDS: { [K in keyof ActorArrays]: ArrayCtor<ActorArrays[K]> } = {
+export const ACTOR_FIELDS: ArrayFields<ActorArrays> = {
   alive: Uint8Array,
   asset: Uint8Array,
   born: Uint8Array,
@@ -51,6 +53,13 @@ export const ACTOR_FIELDS: { [K in keyof ActorArrays]: ArrayCtor<ActorArrays[K]>
 };
 export const ACTOR_FIELD_NAMES = Object.keys(ACTOR_FIELDS) as Array<keyof ActorArrays>;
 
+/** One array of each type of `fields`, `length` entries long. */
+export function allocArrays<T>(fields: ArrayFields<T>, length: number): T {
+  const out = {} as Record<keyof T, unknown>;
+  for (const name of Object.keys(fields) as Array<keyof T>) out[name] = new fields[name](length);
+  return out as T;
+}
+
 export interface Kingdom {
   id: number;
   name: string;
@@ -60,7 +69,7 @@ export interface Kingdom {
   /** 0xRRGGBB, for borders and the screenshot. */
   color: number;
   kingUid: number;
-  kingSlot: number;
+  kingIndex: number;
   capitalId: number;
   createdTick: number;
   /** Census counts (refreshed every CENSUS_EVERY ticks; reads count afresh). */
@@ -79,7 +88,7 @@ export interface City {
   y: number;
   alive: boolean;
   leaderUid: number;
-  leaderSlot: number;
+  leaderIndex: number;
   /** Houses on tiles the city owns (kept exact by setTop/setOwner). */
   buildings: number;
   units: number;
@@ -90,7 +99,9 @@ export interface City {
   foundedTick: number;
 }
 
-export type LawId = 'rain_toggle' | 'infinite_lifespan' | 'world_peace';
+/** The toggles a world keeps; the order is the hash order. */
+export const LAW_IDS = ['rain_toggle', 'infinite_lifespan', 'world_peace'] as const;
+export type LawId = (typeof LAW_IDS)[number];
 export type Laws = Record<LawId, boolean>;
 
 export const DEAD_CAP = 1024;
@@ -100,13 +111,27 @@ export const GRID_SHIFT = 3;
 export const BIRTH_QUEUE = 8192;
 export const FIRE_EXTINGUISHED = 255;
 
-export interface DeadRing {
+/** The ring of recent deaths: DEAD_CAP entries of each array. */
+export interface DeadArrays {
   uid: Int32Array;
   born: Uint8Array;
   asset: Uint8Array;
   kingdom: Int32Array;
   x: Int16Array;
   y: Int16Array;
+}
+
+/** Field order is the hash and save order. */
+export const DEAD_FIELDS: ArrayFields<DeadArrays> = {
+  uid: Int32Array,
+  born: Uint8Array,
+  asset: Uint8Array,
+  kingdom: Int32Array,
+  x: Int16Array,
+  y: Int16Array,
+};
+
+export interface DeadRing extends DeadArrays {
   /** Deaths ever recorded; the ring holds the last min(total, DEAD_CAP). */
   total: number;
 }
@@ -131,9 +156,9 @@ export interface World {
 
   a: ActorArrays;
   capacity: number;
-  /** End of the slots in use (live or freed): actor loops run over [0, slotEnd), never past it. */
-  slotEnd: number;
-  /** LIFO stack of freed slots; part of the state because it decides future slot order. */
+  /** End of the actor indices in use (live or freed): actor loops run over [0, actorEnd), never past it. */
+  actorEnd: number;
+  /** LIFO stack of freed actor indices; part of the state because it decides where new actors go. */
   free: Int32Array;
   freeCount: number;
   population: number;
@@ -150,13 +175,13 @@ export interface World {
   dead: DeadRing;
 
   // Runtime only (rebuilt every tick, never saved): the spatial grid and the birth queue. The grid
-  // keeps, in cell order, one 16-byte entry per actor: x, y (f32), slot, kingdom << 8 | asset (i32),
+  // keeps, in cell order, one 16-byte entry per actor: x, y (f32), index, kingdom << 8 | asset (i32),
   // so a neighbour scan reads a few cache lines instead of jumping across the actor arrays.
   gridW: number;
   gridH: number;
   cellStart: Int32Array;
   cellFill: Int32Array;
-  /** Each actor's cell, from the grid's first pass (-1 = dead); compaction reuses it as old → new slot. */
+  /** Each actor's cell, from the grid's first pass (-1 = dead); compaction reuses it as old → new index. */
   cellOf: Int32Array;
   cellF32: Float32Array;
   cellI32: Int32Array;
@@ -179,12 +204,12 @@ export type PeaceReason = 'treaty' | 'world_peace' | 'kingdom_fell';
  * storage needs nothing from its reporter (events.ts implements it and turns it into host events).
  */
 export interface WorldEventSink {
-  actorBorn(w: World, slot: number): void;
-  actorDied(w: World, slot: number, cause: DeathCause, powerId: string | null): void;
+  actorBorn(w: World, actor: number): void;
+  actorDied(w: World, actor: number, cause: DeathCause, powerId: string | null): void;
   cityFounded(city: City): void;
   cityDestroyed(city: City): void;
   cityConquered(city: City, fromKingdom: number): void;
-  kingdomFounded(w: World, kingdom: Kingdom, founderSlot: number): void;
+  kingdomFounded(w: World, kingdom: Kingdom, founder: number): void;
   kingdomFell(kingdom: Kingdom): void;
   warDeclared(by: Kingdom, against: Kingdom): void;
   peaceMade(a: Kingdom, b: Kingdom, reason: PeaceReason): void;
@@ -204,25 +229,15 @@ function cellEntries(capacity: number): { cellF32: Float32Array; cellI32: Int32A
 }
 
 export function allocActorArrays(capacity: number): ActorArrays {
-  const out = {} as Record<keyof ActorArrays, unknown>;
-  for (const name of ACTOR_FIELD_NAMES) out[name] = new ACTOR_FIELDS[name](capacity);
-  return out as ActorArrays;
+  return allocArrays(ACTOR_FIELDS, capacity);
 }
 
 export function emptyDeadRing(): DeadRing {
-  return {
-    uid: new Int32Array(DEAD_CAP),
-    born: new Uint8Array(DEAD_CAP),
-    asset: new Uint8Array(DEAD_CAP),
-    kingdom: new Int32Array(DEAD_CAP),
-    x: new Int16Array(DEAD_CAP),
-    y: new Int16Array(DEAD_CAP),
-    total: 0,
-  };
+  return { ...allocArrays(DEAD_FIELDS, DEAD_CAP), total: 0 };
 }
 
 export function defaultLaws(): Laws {
-  return { rain_toggle: false, infinite_lifespan: false, world_peace: false };
+  return Object.fromEntries(LAW_IDS.map((id) => [id, false])) as Laws;
 }
 
 /** An all-ocean world with no actors: generation and snapshot loading fill it in. */
@@ -246,7 +261,7 @@ export function createWorld(width: number, height: number, seed: number, actorCa
     landTiles: 0,
     a: allocActorArrays(capacity),
     capacity,
-    slotEnd: 0,
+    actorEnd: 0,
     free: new Int32Array(capacity),
     freeCount: 0,
     population: 0,
@@ -273,7 +288,7 @@ export function createWorld(width: number, height: number, seed: number, actorCa
   };
 }
 
-/** Grows every actor array to hold at least `needed` slots; false at the hard cap. */
+/** Grows every actor array to hold at least `needed` actors; false at the hard cap. */
 export function ensureActorCapacity(w: World, needed: number): boolean {
   if (needed <= w.capacity) return true;
   if (needed > HARD_ACTOR_CAP) return false;
@@ -293,15 +308,15 @@ export function ensureActorCapacity(w: World, needed: number): boolean {
   return true;
 }
 
-/** A free actor slot (the most recently freed first), or -1 at the hard cap. */
-export function allocSlot(w: World): number {
+/** An index for a new actor (the most recently freed first), or -1 at the hard cap. */
+export function allocActor(w: World): number {
   if (w.freeCount > 0) return w.free[--w.freeCount]!;
-  if (w.slotEnd >= w.capacity && !ensureActorCapacity(w, w.slotEnd + 1)) return -1;
-  return w.slotEnd++;
+  if (w.actorEnd >= w.capacity && !ensureActorCapacity(w, w.actorEnd + 1)) return -1;
+  return w.actorEnd++;
 }
 
-export function releaseSlot(w: World, slot: number): void {
-  w.free[w.freeCount++] = slot;
+export function releaseActor(w: World, actor: number): void {
+  w.free[w.freeCount++] = actor;
 }
 
 export function inBounds(w: World, x: number, y: number): boolean {

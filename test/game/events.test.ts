@@ -80,10 +80,10 @@ function startGame(rec: Recorder, options: Partial<GameInitOptions> = {}): void 
 /** A 2x2-zone world emptied of people and cities, with open grass around (64, 64), reporting to rec. */
 function arena(rec: Recorder): World {
   const w = buildWorld({ zonesX: 2, zonesY: 2, seed: 7 });
-  for (let i = 0; i < w.slotEnd; i++) w.a.alive[i] = 0;
+  for (let i = 0; i < w.actorEnd; i++) w.a.alive[i] = 0;
   w.population = 0;
   w.freeCount = 0;
-  w.slotEnd = 0;
+  w.actorEnd = 0;
   for (const c of w.cities) c.alive = false;
   for (const k of w.kingdoms) k.alive = k.wild;
   recountAlive(w);
@@ -356,12 +356,12 @@ t.test('tiles_painted: the brush, its counts, and the kingdoms whose land or peo
 t.test('actor_died carries its cause: age, hunger, plague, fire, lava, drowning, combat, zombified', (t) => {
   const rec = recorder();
   /** One creature set up to die of one thing; returns its death event (or undefined). */
-  const deathOf = (setup: (w: World, slot: number) => void, asset = id('sheep')) => {
+  const deathOf = (setup: (w: World, actor: number) => void, asset = id('sheep')) => {
     const w = arena(rec);
-    const slot = placeActor(w, asset, 64.5, 64.5, true);
-    const name = nameOf(w, slot);
-    const kingdom = w.a.kingdom[slot]!;
-    setup(w, slot);
+    const actor = placeActor(w, asset, 64.5, 64.5, true);
+    const name = nameOf(w, actor);
+    const kingdom = w.a.kingdom[actor]!;
+    setup(w, actor);
     rec.clear();
     for (let n = 0; n < 400 && !rec.of('actor_died').some((e) => e.fields.name === name); n++) tick(w);
     const death = rec.of('actor_died').find((e) => e.fields.name === name);
@@ -445,7 +445,7 @@ t.test("actor_born: a creature born in the world, under its parent's kingdom", (
   t.match(born, { fields: { asset_id: 'rabbit' } });
   t.same(born?.kingdomIds, [w.kingdoms.find((k) => k.wild && k.race === 'rabbit')!.id]);
   let found = false;
-  for (let s = 0; s < w.slotEnd; s++) if (w.a.alive[s] === 1 && nameOf(w, s) === born?.fields.name) found = true;
+  for (let s = 0; s < w.actorEnd; s++) if (w.a.alive[s] === 1 && nameOf(w, s) === born?.fields.name) found = true;
   t.ok(found, 'the newborn lives, under that name');
   checked(t, rec);
   t.end();
@@ -480,7 +480,7 @@ t.test('a kingdom that loses everyone: city_destroyed, kingdom_fell, then peace 
   const [doomed, enemy] = w.kingdoms.filter((k) => !k.wild);
   declareWar(doomed!, enemy!);
   const cities = w.cities.filter((c) => c.alive && c.kingdomId === doomed!.id);
-  for (let s = 0; s < w.slotEnd; s++) if (w.a.kingdom[s] === doomed!.id) w.a.alive[s] = 0; // gone without a trace
+  for (let s = 0; s < w.actorEnd; s++) if (w.a.kingdom[s] === doomed!.id) w.a.alive[s] = 0; // gone without a trace
   rec.clear();
   run(w, 17); // one census
   t.same(
@@ -567,7 +567,7 @@ t.test('city_conquered: a city taken in war names the loser and the winner', (t)
   const city = w.cities.find((c) => c.alive && c.kingdomId === loser!.id)!;
   // One frail defender left in the city, at its centre; the attackers stand beside it.
   let defender = -1;
-  for (let s = 0; s < w.slotEnd; s++) {
+  for (let s = 0; s < w.actorEnd; s++) {
     if (w.a.alive[s] !== 1 || w.a.city[s] !== city.id) continue;
     if (defender < 0) defender = s;
     else w.a.alive[s] = 0;
@@ -619,7 +619,7 @@ t.test(`the ${FRAME_ACTOR_EVENTS} rule: a frame with 300 births gives ${FRAME_AC
   const summaries = rec.of('population_changed');
   const aliveIn = (k: number) => {
     let n = 0;
-    for (let s = 0; s < w.slotEnd; s++) if (w.a.alive[s] === 1 && w.a.kingdom[s] === k) n++;
+    for (let s = 0; s < w.actorEnd; s++) if (w.a.alive[s] === 1 && w.a.kingdom[s] === k) n++;
     return n;
   };
   t.same(

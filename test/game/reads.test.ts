@@ -52,7 +52,7 @@ t.test('query_actors: filters, matched counts every match, pages do not overlap'
 
 t.test('query_actors lists the oldest first, so pages hold still while the world runs', (t) => {
   const before = game.queryActors({ alive: true, limit: 50, offset: 0 }).items.map((r) => r.name);
-  runTicks(game, 300); // slots are re-laid every 128 ticks; the order must not care
+  runTicks(game, 300); // actors are re-laid every 128 ticks; the order must not care
   const after = game.queryActors({ alive: true, limit: 5000, offset: 0 }).items.map((r) => r.name);
   const survivors = after.filter((name) => before.includes(name));
   t.same(

@@ -1,8 +1,11 @@
 // Saves: round trips keep the world exactly; anything that is not a save is refused as BAD_ARGS.
-import t, { type Test } from 'tap';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import t, { type Test } from 'tap';
 import * as game from '../../src/game/index.ts';
 import type { SandboxSnapshot } from '../../src/game/snapshot.ts';
+import { REPO_ROOT } from '../helpers/paths.ts';
 import { DEFAULT, openLand, runTicks } from './helpers.ts';
 
 game.init(DEFAULT);
@@ -78,5 +81,29 @@ t.test('setWorldLoading is cleared by installWorld', (t) => {
   t.equal(game.getUiState().world_loading, false);
   t.equal(game.worldSize().width, 128);
   t.equal(game.getWorldState().seed, 5);
+  t.end();
+});
+
+t.test('a save written by v0.5 loads as the world it was, and goes on as it would have', (t) => {
+  // The 128×128 world of seed 1234 after 303 ticks (fires burning, deaths since the last compaction,
+  // a war, rain), saved by v0.5. The hashes are v0.5's own: once installed in a fresh game (speed x1,
+  // no window, not paused), and 50 ticks later. A change of the simulation changes the second.
+  const bytes = new Uint8Array(readFileSync(join(REPO_ROOT, 'test/fixtures/sandbox-v0.5.gcbw')));
+  game.init({ seed: 1, zonesX: 2, zonesY: 2, suppressStartupWindow: true });
+  game.installWorld(game.decodeSave(bytes));
+  const s = game.snapshotWorld() as SandboxSnapshot;
+  t.ok(s.free.length > 0 && s.fireList.length > 0 && s.dead.total > 0 && s.laws.rain_toggle, 'the file holds every kind of state');
+  t.ok(
+    s.kingdoms.some((k) => k.wars.length > 0),
+    'and a war',
+  );
+  t.equal(game.stateHash(), 'e30ec037ef0e80cb', 'the same world');
+  // Written again, the file keeps the names v0.5 reads; the code's own names stay in memory.
+  const metadata = new TextDecoder().decode(game.encodeSave(s, false));
+  for (const name of ['"hwm"', '"kingSlot"', '"leaderSlot"']) t.match(metadata, name, `the file names ${name}`);
+  t.notMatch(metadata, /kingIndex|leaderIndex|actorEnd/, "and none of the code's");
+  t.ok('kingIndex' in s.kingdoms[0]! && 'leaderIndex' in s.cities[0]!, "a snapshot in memory has the code's names");
+  game.advance(50);
+  t.equal(game.stateHash(), '871c87748d3cb30a', 'the same future');
   t.end();
 });

@@ -13,10 +13,10 @@ const id = (name: string) => ACTOR_INDEX.get(name)!;
 /** A 2x2-zone world with a big empty grass square in the middle (its own creatures removed). */
 function arena(): World {
   const w = buildWorld({ zonesX: 2, zonesY: 2, seed: 7 });
-  for (let i = 0; i < w.slotEnd; i++) if (w.a.alive[i] === 1) w.a.alive[i] = 0;
+  for (let i = 0; i < w.actorEnd; i++) if (w.a.alive[i] === 1) w.a.alive[i] = 0;
   w.population = 0;
   w.freeCount = 0;
-  w.slotEnd = 0;
+  w.actorEnd = 0;
   for (const c of w.cities) c.alive = false;
   for (const k of w.kingdoms) k.alive = k.wild;
   recountAlive(w);
@@ -31,17 +31,17 @@ function arena(): World {
 
 function alive(w: World, asset: number): number {
   let n = 0;
-  for (let i = 0; i < w.slotEnd; i++) if (w.a.alive[i] === 1 && w.a.asset[i] === asset) n++;
+  for (let i = 0; i < w.actorEnd; i++) if (w.a.alive[i] === 1 && w.a.asset[i] === asset) n++;
   return n;
 }
 
-/** Slots move (compaction re-lays the arrays every COMPACT_EVERY ticks): follow actors by uid. */
-function slotOf(w: World, uid: number): number {
-  for (let i = 0; i < w.slotEnd; i++) if (w.a.alive[i] === 1 && w.a.uid[i] === uid) return i;
+/** Indices move (compaction re-lays the arrays every COMPACT_EVERY ticks): follow actors by uid. */
+function indexOf(w: World, uid: number): number {
+  for (let i = 0; i < w.actorEnd; i++) if (w.a.alive[i] === 1 && w.a.uid[i] === uid) return i;
   return -1;
 }
 
-const uidOf = (w: World, slot: number) => w.a.uid[slot]!;
+const uidOf = (w: World, actor: number) => w.a.uid[actor]!;
 
 function run(w: World, ticks: number): void {
   for (let n = 0; n < ticks; n++) tick(w);
@@ -51,9 +51,9 @@ t.test('creatures move, and stay on land', (t) => {
   const w = arena();
   const uids = [0, 1, 2, 3, 4].map(() => uidOf(w, placeActor(w, id('cow'), 64.5, 64.5, true)));
   run(w, 200);
-  const moved = uids.map((u) => slotOf(w, u)).filter((s) => s >= 0 && (Math.abs(w.a.x[s]! - 64.5) > 1 || Math.abs(w.a.y[s]! - 64.5) > 1));
+  const moved = uids.map((u) => indexOf(w, u)).filter((s) => s >= 0 && (Math.abs(w.a.x[s]! - 64.5) > 1 || Math.abs(w.a.y[s]! - 64.5) > 1));
   t.ok(moved.length >= 3, `${moved.length} of 5 moved`);
-  for (let i = 0; i < w.slotEnd; i++) {
+  for (let i = 0; i < w.actorEnd; i++) {
     if (w.a.alive[i] !== 1) continue;
     t.equal(w.tileType[Math.floor(w.a.y[i]!) * w.width + Math.floor(w.a.x[i]!)] === T.grass, true);
   }
@@ -66,13 +66,13 @@ t.test('old age kills, unless the infinite_lifespan law holds', (t) => {
   w.a.maxAge[old] = w.a.age[old]! + 20;
   const oldUid = uidOf(w, old);
   run(w, 40);
-  t.equal(slotOf(w, oldUid), -1, 'died of age');
+  t.equal(indexOf(w, oldUid), -1, 'died of age');
   w.laws.infinite_lifespan = true;
   const ageless = createActor(w, id('sheep'), 60.5, 60.5, true, 0, 0);
   w.a.maxAge[ageless] = w.a.age[ageless]! + 20;
   const agelessUid = uidOf(w, ageless);
   run(w, 40);
-  t.ok(slotOf(w, agelessUid) >= 0, 'lives on');
+  t.ok(indexOf(w, agelessUid) >= 0, 'lives on');
   t.end();
 });
 
@@ -117,8 +117,8 @@ t.test('land creatures drown in water; fish choke on land', (t) => {
   const fish = uidOf(w, createActor(w, A.fish, 80.5, 64.5, true, 0, 0));
   forDisc(w, 64, 64, 10, (i) => setTileType(w, i, T.shallow));
   run(w, 200);
-  t.equal(slotOf(w, human), -1, 'the human drowned');
-  t.equal(slotOf(w, fish), -1, 'the fish choked');
+  t.equal(indexOf(w, human), -1, 'the human drowned');
+  t.equal(indexOf(w, fish), -1, 'the fish choked');
   t.end();
 });
 
@@ -140,10 +140,10 @@ t.test('grid: every live actor exactly once, in its cell', (t) => {
   const seen = new Set<number>();
   for (let c = 0; c < w.cellFill.length; c++) {
     for (let p = w.cellStart[c]!; p < w.cellStart[c + 1]!; p++) {
-      const slot = w.cellI32[p * 4 + 2]!;
-      seen.add(slot);
-      const cell = (Math.floor(w.a.y[slot]!) >> 3) * w.gridW + (Math.floor(w.a.x[slot]!) >> 3);
-      if (cell !== c) t.fail(`slot ${slot} in the wrong cell`);
+      const actor = w.cellI32[p * 4 + 2]!;
+      seen.add(actor);
+      const cell = (Math.floor(w.a.y[actor]!) >> 3) * w.gridW + (Math.floor(w.a.x[actor]!) >> 3);
+      if (cell !== c) t.fail(`actor ${actor} in the wrong cell`);
     }
   }
   t.equal(seen.size, w.population);
@@ -153,24 +153,24 @@ t.test('grid: every live actor exactly once, in its cell', (t) => {
 t.test('compaction packs actors in map order and keeps kings and leaders', (t) => {
   const w = buildWorld({ zonesX: 4, zonesY: 4, seed: 1234 });
   run(w, COMPACT_EVERY + 40);
-  const kings = w.kingdoms.filter((k) => !k.wild && k.kingSlot >= 0).map((k) => [k.id, k.kingUid] as const);
+  const kings = w.kingdoms.filter((k) => !k.wild && k.kingIndex >= 0).map((k) => [k.id, k.kingUid] as const);
   rebuildGrid(w);
   compactActors(w);
-  t.equal(w.slotEnd, w.population, 'no holes');
+  t.equal(w.actorEnd, w.population, 'no holes');
   t.equal(w.freeCount, 0);
   for (const [kid, uid] of kings) {
     const k = w.kingdoms[kid - 1]!;
-    t.equal(w.a.uid[k.kingSlot], uid, `king of ${k.name} followed`);
+    t.equal(w.a.uid[k.kingIndex], uid, `king of ${k.name} followed`);
   }
-  for (const c of w.cities) if (c.alive && c.leaderSlot >= 0) t.equal(w.a.uid[c.leaderSlot], c.leaderUid);
+  for (const c of w.cities) if (c.alive && c.leaderIndex >= 0) t.equal(w.a.uid[c.leaderIndex], c.leaderUid);
   let sorted = true;
   let last = -1;
-  for (let i = 0; i < w.slotEnd; i++) {
+  for (let i = 0; i < w.actorEnd; i++) {
     const cell = (Math.floor(w.a.y[i]!) >> 3) * w.gridW + (Math.floor(w.a.x[i]!) >> 3);
     if (cell < last) sorted = false;
     last = cell;
   }
-  t.ok(sorted, 'slots follow the grid');
+  t.ok(sorted, 'indices follow the grid');
   t.end();
 });
 
@@ -180,7 +180,7 @@ t.test('the census agrees with a fresh count', (t) => {
   census(w);
   for (const k of w.kingdoms) {
     let n = 0;
-    for (let i = 0; i < w.slotEnd; i++) if (w.a.alive[i] === 1 && w.a.kingdom[i] === k.id) n++;
+    for (let i = 0; i < w.actorEnd; i++) if (w.a.alive[i] === 1 && w.a.kingdom[i] === k.id) n++;
     t.equal(k.units, n, k.name);
   }
   let houses = 0;
