@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
+import pino from 'pino';
 import { SANDBOX_GAME, startBridge } from '../src/bridge.ts';
 import { capabilities, samples, TEST_CAPS } from '../test/hardening/fuzz-setup.ts';
 import { inParallel, postRaw, prototypeFingerprint } from '../test/hardening/helpers.ts';
@@ -31,7 +32,11 @@ const DEADLINE = Date.now() + Number(values['max-minutes'] ?? 30) * 60_000;
 const log = (line: string) => process.stderr.write(`fuzz: ${line}\n`);
 
 const configDir = mkdtempSync(join(tmpdir(), 'gcb-fuzz-'));
-const bridge = await startBridge({ game: SANDBOX_GAME, configDir, port: 0, logDestination: { write: () => true } as never });
+// The bridge runs in this process, whose stderr carries the fuzz's own progress: its log goes to a
+// file beside its config instead (10,000 request lines would bury the progress), where a problem's
+// requests can be found by command, status and code, and a crash's warnings read.
+const logFile = join(configDir, 'bridge.log');
+const bridge = await startBridge({ game: SANDBOX_GAME, configDir, port: 0, logDestination: pino.destination({ dest: logFile, sync: false }) });
 const target = { url: bridge.url, token: bridge.token };
 try {
   const commands = await capabilities(target);
@@ -41,7 +46,9 @@ try {
     numRuns: CASES,
   });
   const prototypes = prototypeFingerprint();
-  log(`${CASES} requests over ${commands.length} commands, seed ${SEED}${values.capped ? ', capped ranges' : ', full ranges'}; config ${configDir}`);
+  log(
+    `${CASES} requests over ${commands.length} commands, seed ${SEED}${values.capped ? ', capped ranges' : ', full ranges'}; config ${configDir}, the bridge's log ${logFile}`,
+  );
 
   const byStatus = new Map<string, number>();
   const problems = new Map<string, { count: number; example: string }>();

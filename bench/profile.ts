@@ -1,29 +1,31 @@
 // `npm run bench:profile [-- --only capabilities,health,whoami] [-- --seconds 5] [-- --cpu-only]
-// [-- --versus OTHER/dist --rounds 3] [-- --references] [-- --instructions --requests 1000 --rewarm 1000]`:
+// [-- --versus OTHER/dist[,OTHER2/dist] --rounds 3] [-- --references] [-- --instructions --requests 1000 --rewarm 1000]`:
 // where a request's main-thread time goes. For each endpoint, a fresh bridge (compiled dist/, as the
 // bench runs it) takes 8-connection load; the main thread's CPU (user + system, from /proc) divided by
 // the requests answered gives µs per request. Without --cpu-only a second run is sampled by V8's
 // profiler (100 µs) and the top self-time functions and the areas they belong to are printed, in µs
 // per request (the profiler slows the run; read its figures as shares of the unprofiled total).
-// --versus runs another build's dist/ (a copy of an earlier tree's) in alternating rounds beside
-// this one: on a loaded machine only figures taken side by side compare (with --references, as a
-// third side judged against the same reference).
-// --references runs /health beside bare hono GET and whoami beside bare hono + piscina in
-// alternating rounds and judges the ratios against bench/lib/targets.ts. --instructions does the
-// same under valgrind's callgrind: each server's main-thread instructions over exactly --requests
-// requests a round, counted in the callbacks that do a request's work (bench/lib/callgrind.ts), a
-// count the machine's load does not move (slow: valgrind runs ~50× slower, rounds take minutes).
-// With --versus, the other build runs as a third side in the same rounds (before and after a change).
+// --versus runs other builds' dist/ (copies of other trees', comma-separated) in alternating rounds
+// beside this one: on a loaded machine only figures taken side by side compare (with --references,
+// each as one more side judged against the same references).
+// --references runs each endpoint beside its two references (/capabilities beside bare hono serving
+// the same bytes, /health beside bare hono GET, whoami beside bare hono + piscina, each also with a
+// pino line a request) in alternating rounds, and judges the ratios against bench/lib/targets.ts.
+// --instructions runs the bridge beside the bare reference under valgrind's callgrind: each server's
+// main-thread instructions over exactly --requests requests a round, counted in the callbacks that do
+// a request's work (bench/lib/callgrind.ts), a count the machine's load does not move (slow: valgrind
+// runs ~50× slower, rounds take minutes). With --versus, the other builds run as more sides in the
+// same rounds (before and after a change).
 // --rewarm N: each side first answers N more requests, not counted, right before each of its rounds
 // (a side idles for minutes while the others run, and resumes in code V8 has since deoptimised).
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { callgrindPrefix, MainThreadCounter, NODE_FLAGS } from './lib/callgrind.ts';
-import { load, mainThreadCpuMs, startBridgeProcess, startServer, type BridgeProcess, type LoadOptions } from './lib/processes.ts';
+import { answerFile, load, mainThreadCpuMs, processCpuMs, startBridgeProcess, startServer, type BridgeProcess, type LoadOptions } from './lib/processes.ts';
 import { auth, cmdBody, configDir, jsonAuth } from './lib/requests.ts';
-import { meets, REQUEST_PATH_TARGETS, type RequestPathTarget } from './lib/targets.ts';
+import { judgedAgainst, meets, REQUEST_PATH_TARGETS, type RequestPathTarget } from './lib/targets.ts';
 
 const { values } = parseArgs({
   options: {
@@ -56,11 +58,30 @@ const ENDPOINTS: Record<string, (url: string, token: string) => LoadOptions> = {
 
 const TINY = new URL('../test/fixtures/tiny-game.ts', import.meta.url).pathname;
 
-/** The reference each endpoint with a target is judged against, and that target. */
-const REFERENCES: Record<string, { server: string; options: (url: string) => LoadOptions; target: RequestPathTarget }> = {
-  health: { server: 'bare-hono.ts', options: (url) => ({ url: `${url}/health`, connections: 8, duration: SECONDS }), target: REQUEST_PATH_TARGETS.health },
+/**
+ * The references each endpoint is judged against (bench/lib/targets.ts): the bare server, and the
+ * same with a pino line a request (`--log`). `args`: the server's arguments, which may need the
+ * bridge's answer (/capabilities' reference serves the same bytes).
+ */
+const REFERENCES: Record<
+  string,
+  { server: string; args(bridge: BridgeProcess): Promise<string[]>; options: (url: string) => LoadOptions; target: RequestPathTarget }
+> = {
+  capabilities: {
+    server: 'bare-hono.ts',
+    args: async (bridge) => [await answerFile(bridge, '/capabilities')],
+    options: (url) => ({ url: `${url}/capabilities`, connections: 8, duration: SECONDS }),
+    target: REQUEST_PATH_TARGETS.capabilities,
+  },
+  health: {
+    server: 'bare-hono.ts',
+    args: async () => [],
+    options: (url) => ({ url: `${url}/health`, connections: 8, duration: SECONDS }),
+    target: REQUEST_PATH_TARGETS.health,
+  },
   whoami: {
     server: 'hono-pool.ts',
+    args: async () => [],
     options: (url) => ({
       url: `${url}/cmd`,
       connections: 8,
@@ -133,75 +154,108 @@ function report(label: string, profile: Profile, requests: number): void {
 interface Measured {
   rps: number;
   p99: number;
+  /** The main thread's CPU per request, µs. */
   cpuUs: number;
+  /** The whole process's CPU per request, every thread, µs. */
+  allCpuUs: number;
   busy: number;
 }
 
 async function measure(server: { child: { pid?: number | undefined } }, options: LoadOptions): Promise<Measured & { total: number }> {
-  const cpu0 = mainThreadCpuMs(server.child.pid);
+  const pid = server.child.pid;
+  const cpu0 = mainThreadCpuMs(pid);
+  const all0 = processCpuMs(pid);
   const result = await load(options);
-  const cpu1 = mainThreadCpuMs(server.child.pid);
+  const cpu1 = mainThreadCpuMs(pid);
+  const all1 = processCpuMs(pid);
   const cpuMs = cpu0 === null || cpu1 === null ? NaN : cpu1 - cpu0;
-  return { rps: result.rps, p99: result.p99, total: result.total, cpuUs: (cpuMs * 1000) / result.total, busy: cpuMs / (options.duration * 1000) };
+  const allMs = all0 === null || all1 === null ? NaN : all1 - all0;
+  return {
+    rps: result.rps,
+    p99: result.p99,
+    total: result.total,
+    cpuUs: (cpuMs * 1000) / result.total,
+    allCpuUs: (allMs * 1000) / result.total,
+    busy: cpuMs / (options.duration * 1000),
+  };
 }
 
 const line = (label: string, m: Measured) =>
-  `${label}: ${m.rps.toFixed(0)} req/s, p99 ${m.p99} ms, main thread ${m.cpuUs.toFixed(1)} µs CPU per request, busy ${(m.busy * 100).toFixed(0)}%\n`;
+  `${label}: ${m.rps.toFixed(0)} req/s, p99 ${m.p99} ms, CPU per request ${m.allCpuUs.toFixed(1)} µs (main thread ${m.cpuUs.toFixed(1)}), main thread busy ${(m.busy * 100).toFixed(0)}%\n`;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 const names = values.only ? values.only.split(',') : Object.keys(ENDPOINTS);
+/** --versus: other builds' dist/ directories. */
+const VERSUS = values.versus ? values.versus.split(',') : [];
 const ratios = (mine: number[], theirs: number[]) => mine.map((m, i) => m / theirs[i]!);
 const spread = (values: number[]) => `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`;
 
 /**
- * --references: the bridge and its reference in alternating rounds (the order turned each round);
- * with --versus, the other build runs as a third side in the same rounds and is judged the same way.
+ * --references: the bridge and its two references (bare, and with a pino line a request) in
+ * alternating rounds (the order turned each round); with --versus, each other build runs as one more
+ * side in the same rounds and is judged the same way.
  */
-async function versusReference(name: string, bridge: BridgeProcess, loadOptions: LoadOptions, other: BridgeProcess | null): Promise<void> {
+async function versusReference(name: string, bridge: BridgeProcess, loadOptions: LoadOptions, others: BridgeProcess[]): Promise<void> {
   const reference = REFERENCES[name];
   if (!reference) throw new Error(`no reference for ${name} (${Object.keys(REFERENCES).join(', ')})`);
-  const server = await startServer(reference.server);
-  const referenceOptions = reference.options(server.url);
-  await load({ ...referenceOptions, duration: 2 });
-  const otherOptions = other ? ENDPOINTS[name]!(other.url, other.token) : null;
-  if (otherOptions) await load({ ...otherOptions, duration: 2 });
+  const args = await reference.args(bridge);
+  const servers = await Promise.all([startServer(reference.server, args), startServer(reference.server, ['--log', ...args])]);
+  const referenceOptions = servers.map((server) => reference.options(server.url));
+  for (const options of referenceOptions) await load({ ...options, duration: 2 });
+  const otherOptions = others.map((other) => ENDPOINTS[name]!(other.url, other.token));
+  for (const options of otherOptions) await load({ ...options, duration: 2 });
   const mine: Measured[] = [];
-  const theirs: Measured[] = [];
-  const others: Measured[] = [];
+  const theirs: Measured[][] = servers.map(() => []);
+  const othersMeasured: Measured[][] = others.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
-    const sides = [async () => mine.push(await measure(bridge, loadOptions)), async () => theirs.push(await measure(server, referenceOptions))];
-    if (other && otherOptions) sides.push(async () => others.push(await measure(other, otherOptions)));
+    const sides = [
+      async () => mine.push(await measure(bridge, loadOptions)),
+      ...servers.map((server, i) => async () => theirs[i]!.push(await measure(server, referenceOptions[i]!))),
+      ...others.map((other, i) => async () => othersMeasured[i]!.push(await measure(other, otherOptions[i]!))),
+    ];
     // Each round starts with another side, and every second round runs them backwards.
     const turned = sides.map((_, i) => sides[(round + i) % sides.length]!);
     for (const side of round % 2 ? turned.reverse() : turned) await side();
   }
-  await server.stop();
+  await Promise.all(servers.map((server) => server.stop()));
   const { target } = reference;
-  const judge = (label: string, measured: Measured[]) => {
+  const judge = (label: string, measured: Measured[], index: 0 | 1) => {
+    const against = theirs[index]!;
+    const judged = judgedAgainst(target, index);
     const cpuRatios = ratios(
+      against.map((m) => m.allCpuUs),
+      measured.map((m) => m.allCpuUs),
+    );
+    const mainRatios = ratios(
       measured.map((m) => m.cpuUs),
-      theirs.map((m) => m.cpuUs),
+      against.map((m) => m.cpuUs),
     );
     const rpsRatios = ratios(
       measured.map((m) => m.rps),
-      theirs.map((m) => m.rps),
+      against.map((m) => m.rps),
     );
     const cpuRatio = median(cpuRatios);
-    const throughputRatio = median(rpsRatios);
+    const mainThreadCpu = median(mainRatios);
     const p99 = median(measured.map((m) => m.p99));
+    const verdict = meets(judged, { cpuRatio, mainThreadCpu, p99 });
     return (
-      `${label} against ${target.reference}: main thread CPU/req ${cpuRatio.toFixed(2)}× (${spread(cpuRatios)}; target ≤ ${target.maxCpu}×), ` +
-      `req/s ${throughputRatio.toFixed(2)}× (${spread(rpsRatios)}; target ≥ ${target.minThroughput}×)` +
-      `${target.maxP99Ms === undefined ? '' : `, p99 ${p99} ms (target ≤ ${target.maxP99Ms} ms)`}: ${meets(target, { throughputRatio, cpuRatio, p99 }) ? 'ok' : 'MISS'}\n`
+      `${label} against ${target.references[index].name}: CPU/req (reference ÷ bridge) ${cpuRatio.toFixed(2)}× (${spread(cpuRatios)}` +
+      `${judged.minCpuRatio === undefined ? '' : `; target ≥ ${judged.minCpuRatio}×`}), main thread CPU/req ${mainThreadCpu.toFixed(2)}× (${spread(mainRatios)}` +
+      `${judged.maxMainThreadCpu === undefined ? '' : `; target ≤ ${judged.maxMainThreadCpu}×`}), req/s ${median(rpsRatios).toFixed(2)}× (${spread(rpsRatios)})` +
+      `${judged.maxP99Ms === undefined ? '' : `, p99 ${p99} ms (target ≤ ${judged.maxP99Ms} ms)`}${verdict === undefined ? '' : `: ${verdict ? 'ok' : 'MISS'}`}\n`
     );
   };
-  const versusLabel = `${name} (${values.versus})`;
+  const versusLabels = VERSUS.map((dist) => `${name} (${dist})`);
   process.stdout.write(
-    line(`${name} (median of ${ROUNDS})`, summary(mine)) +
-      line(`${target.reference} (median of ${ROUNDS})`, summary(theirs)) +
-      (others.length ? line(`${versusLabel} (median of ${ROUNDS})`, summary(others)) : '') +
-      judge(name, mine) +
-      (others.length ? judge(versusLabel, others) : ''),
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}\n` +
+      line(`${name} (median of ${ROUNDS})`, summary(mine)) +
+      target.references.map((r, i) => line(`${r.name} (median of ${ROUNDS})`, summary(theirs[i]!))).join('') +
+      othersMeasured.map((measured, i) => line(`${versusLabels[i]} (median of ${ROUNDS})`, summary(measured))).join('') +
+      judge(name, mine, 0) +
+      judge(name, mine, 1) +
+      othersMeasured.map((measured, i) => judge(versusLabels[i]!, measured, 0) + judge(versusLabels[i]!, measured, 1)).join(''),
   );
 }
 
@@ -220,16 +274,18 @@ async function instructions(name: string): Promise<void> {
     prefix: callgrindPrefix(join(dir, 'bridge')),
     nodeFlags: NODE_FLAGS,
   });
-  const server = reference ? await startServer(reference.server, [], callgrindPrefix(join(dir, 'reference')), NODE_FLAGS) : null;
-  const other = values.versus
-    ? await startBridgeProcess({
+  const server = reference ? await startServer(reference.server, await reference.args(bridge), callgrindPrefix(join(dir, 'reference')), NODE_FLAGS) : null;
+  const others = await Promise.all(
+    VERSUS.map((dist, i) =>
+      startBridgeProcess({
         configDir: configDir({ fps: 1 }),
         game: TINY,
-        dist: values.versus,
-        prefix: callgrindPrefix(join(dir, 'versus')),
+        dist,
+        prefix: callgrindPrefix(join(dir, `versus-${i + 1}`)),
         nodeFlags: NODE_FLAGS,
-      })
-    : null;
+      }),
+    ),
+  );
   const makeSide = (label: string, pid: number, file: string, sideOptions: LoadOptions) => ({
     label,
     counter: new MainThreadCounter(pid, join(dir, file)),
@@ -240,8 +296,8 @@ async function instructions(name: string): Promise<void> {
   // The bridge first and its reference second: the ratios below are taken between those two.
   const sides = [
     makeSide(name, bridge.child.pid!, 'bridge', options(bridge.url, bridge.token)),
-    ...(server && reference ? [makeSide(reference.target.reference, server.child.pid!, 'reference', reference.options(server.url))] : []),
-    ...(other ? [makeSide(`${name} (${values.versus})`, other.child.pid!, 'versus', options(other.url, other.token))] : []),
+    ...(server && reference ? [makeSide(reference.target.references[0].name, server.child.pid!, 'reference', reference.options(server.url))] : []),
+    ...others.map((other, i) => makeSide(`${name} (${VERSUS[i]})`, other.child.pid!, `versus-${i + 1}`, options(other.url, other.token))),
   ];
   // A long bound: under valgrind a request takes milliseconds; `amount` ends each run.
   const exactly = (o: LoadOptions, amount: number): LoadOptions => ({ ...o, amount, duration: 1200 });
@@ -262,7 +318,7 @@ async function instructions(name: string): Promise<void> {
   }
   await bridge.stop();
   await server?.stop();
-  await other?.stop();
+  for (const other of others) await other.stop();
   for (const side of sides) {
     process.stdout.write(
       `${side.label}: main thread ${(median(side.perRequest) / 1000).toFixed(1)} k instructions per request in the request's callbacks, least ${(Math.min(...side.perRequest) / 1000).toFixed(1)} k ` +
@@ -271,15 +327,16 @@ async function instructions(name: string): Promise<void> {
     );
   }
   if (server && reference) {
-    for (const mine of [sides[0]!, ...(other ? [sides[2]!] : [])]) {
+    for (const mine of [sides[0]!, ...sides.slice(2)]) {
       const theirs = sides[1]!;
       const perRound = ratios(mine.perRequest, theirs.perRequest);
       const ratio = median(mine.perRequest) / median(theirs.perRequest);
       // A major GC that falls in a round adds to it alone: the least of each side is the steadiest.
       const least = Math.min(...mine.perRequest) / Math.min(...theirs.perRequest);
+      const { references, maxInstructions } = reference.target as RequestPathTarget;
       process.stdout.write(
-        `${mine.label} against ${reference.target.reference}: main thread instructions/req ${ratio.toFixed(2)}× of medians, ${least.toFixed(2)}× of the least ` +
-          `(rounds ${spread(perRound)}; target ≤ ${reference.target.maxCpu}×): ${ratio <= reference.target.maxCpu ? 'ok' : 'MISS'}\n`,
+        `${mine.label} against ${references[0].name}: main thread instructions/req ${ratio.toFixed(2)}× of medians, ${least.toFixed(2)}× of the least (rounds ${spread(perRound)}` +
+          `${maxInstructions === undefined ? ')' : `; target ≤ ${maxInstructions}×): ${ratio <= maxInstructions ? 'ok' : 'MISS'}`}\n`,
       );
     }
   }
@@ -290,6 +347,7 @@ const summary = (all: Measured[]): Measured => ({
   rps: median(all.map((m) => m.rps)),
   p99: median(all.map((m) => m.p99)),
   cpuUs: median(all.map((m) => m.cpuUs)),
+  allCpuUs: median(all.map((m) => m.allCpuUs)),
   busy: median(all.map((m) => m.busy)),
 });
 
@@ -304,22 +362,24 @@ for (const name of names) {
   const loadOptions = options(bridge.url, bridge.token);
   await load({ ...loadOptions, duration: 2 }); // warm-up: compiled code, pools, caches
   if (values.references) {
-    const other = values.versus ? await startBridgeProcess({ configDir: configDir(), dist: values.versus }) : null;
-    await versusReference(name, bridge, loadOptions, other);
-    await other?.stop();
-  } else if (values.versus) {
-    // A/B: this tree against another build, alternating rounds so both see the same machine load.
-    const other = await startBridgeProcess({ configDir: configDir(), dist: values.versus });
-    const otherOptions = options(other.url, other.token);
-    await load({ ...otherOptions, duration: 2 });
+    const others = await Promise.all(VERSUS.map((dist) => startBridgeProcess({ configDir: configDir(), dist })));
+    await versusReference(name, bridge, loadOptions, others);
+    for (const other of others) await other.stop();
+  } else if (VERSUS.length > 0) {
+    // A/B: this tree against other builds, alternating rounds so all see the same machine load.
+    const others = await Promise.all(VERSUS.map((dist) => startBridgeProcess({ configDir: configDir(), dist })));
+    const otherOptions = others.map((other) => options(other.url, other.token));
+    for (const o of otherOptions) await load({ ...o, duration: 2 });
     const mine: Measured[] = [];
-    const theirs: Measured[] = [];
+    const theirs: Measured[][] = others.map(() => []);
     for (let round = 0; round < ROUNDS; round++) {
       mine.push(await measure(bridge, loadOptions));
-      theirs.push(await measure(other, otherOptions));
+      for (const [i, other] of others.entries()) theirs[i]!.push(await measure(other, otherOptions[i]!));
     }
-    process.stdout.write(line(`${name} (this tree, median of ${ROUNDS})`, summary(mine)) + line(`${name} (${values.versus})`, summary(theirs)));
-    await other.stop();
+    process.stdout.write(
+      line(`${name} (this tree, median of ${ROUNDS})`, summary(mine)) + theirs.map((measured, i) => line(`${name} (${VERSUS[i]})`, summary(measured))).join(''),
+    );
+    for (const other of others) await other.stop();
   } else {
     process.stdout.write(line(name, await measure(bridge, loadOptions)));
   }

@@ -8,16 +8,18 @@ import { parseArgs } from 'node:util';
 import { answerFile, load, startBridgeProcess, startServer, type BridgeProcess, type BridgeStatsReply, type LoadResult } from './lib/processes.ts';
 import { formatTable, mergeReport, writeReport, type Row } from './lib/report.ts';
 import { auth, cmdBody, configDir, FPS, jsonAuth } from './lib/requests.ts';
-import { meets, REQUEST_PATH_TARGETS, throughputTarget } from './lib/targets.ts';
 import { embed } from './scenarios/embed.ts';
 import { eventsScenario } from './scenarios/events.ts';
 import { mainLoopScenario } from './scenarios/main-loop.ts';
+import { mcpScenario } from './scenarios/mcp.ts';
 import { metricsScenario } from './scenarios/metrics.ts';
 import { batchScenario } from './scenarios/batch.ts';
 import { fairScenario } from './scenarios/fair.ts';
 import { hostileMemoryScenario } from './scenarios/hostile-memory.ts';
+import { transferFloodScenario } from './scenarios/transfer-flood.ts';
 import { pettingzooScenario } from './scenarios/pettingzoo.ts';
 import { researchScenario } from './scenarios/research.ts';
+import { stepFairnessScenario } from './scenarios/step-fairness.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
 // --quick: every row, from shorter runs (1 s, as short as a run on a fresh bridge with no warm-up
@@ -60,13 +62,12 @@ interface References {
   honoCapabilities: LoadResult;
 }
 
-async function references(): Promise<References> {
+/** `bridge`: a fresh bridge, for its /capabilities bytes (the throughput rows then run on it). */
+async function references(bridge: BridgeProcess): Promise<References> {
   const node = await startServer('bare-node.ts');
   const nodeGet = await measure('bare node:http GET', () => load({ url: `${node.url}/health`, connections: 8, duration: DURATION }));
   await node.stop();
-  const bridge = await startBridgeProcess({ configDir: configDir() });
   const file = await answerFile(bridge, '/capabilities');
-  await bridge.stop();
   const hono = await startServer('bare-hono.ts', [file]);
   const honoGet = await measure('bare hono GET', () => load({ url: `${hono.url}/health`, connections: 8, duration: DURATION }));
   const honoCapabilities = await measure('bare hono GET, the same /capabilities bytes', () =>
@@ -96,8 +97,12 @@ async function references(): Promise<References> {
   return { honoGet, honoPost, honoCapabilities };
 }
 
-async function throughput(ref: References) {
-  const bridge = await startBridgeProcess({ configDir: configDir() });
+// These single runs, minutes apart from their references, swing with the machine: the request
+// path's targets are judged by CPU time in the main-loop rows' alternating rounds.
+const JUDGED_IN_MAIN_LOOP = 'targets judged in the main-loop rows (by CPU time, alternating rounds)';
+
+/** `bridge`: a fresh bridge (it has answered one /capabilities, for the references). */
+async function throughput(ref: References, bridge: BridgeProcess) {
   await bridge.request('gc');
   const idle = await bridge.request<BridgeStatsReply>('stats');
   raw.memoryIdle = idle;
@@ -134,8 +139,7 @@ async function throughput(ref: References) {
     p50: caps.p50,
     p99: caps.p99,
     ratio: caps.rps / ref.honoCapabilities.rps,
-    target: '≥ 0.9× hono, same bytes',
-    ok: caps.rps / ref.honoCapabilities.rps >= 0.9,
+    note: `ratio to bare hono serving the same bytes; ${JUDGED_IN_MAIN_LOOP}`,
   });
   const health = await measure('GET /health', () => sampled(bridge, runs.health(DURATION)));
   rows.push({
@@ -145,9 +149,7 @@ async function throughput(ref: References) {
     p50: health.p50,
     p99: health.p99,
     ratio: health.rps / ref.honoGet.rps,
-    // The CPU share of the target is judged in the main-loop rows, from alternating rounds.
-    target: throughputTarget(REQUEST_PATH_TARGETS.health, false),
-    ok: meets(REQUEST_PATH_TARGETS.health, { throughputRatio: health.rps / ref.honoGet.rps, p99: health.p99 }),
+    note: `ratio to bare hono GET; ${JUDGED_IN_MAIN_LOOP}`,
   });
   const whoami = await measure('POST whoami', () => sampled(bridge, runs.whoami(DURATION)));
   rows.push({
@@ -157,8 +159,7 @@ async function throughput(ref: References) {
     p50: whoami.p50,
     p99: whoami.p99,
     ratio: whoami.rps / ref.honoPost.rps,
-    // No target here: it is against bare hono + piscina, which the main-loop rows run beside it.
-    note: `ratio to bare hono POST; target in the main-loop row: ${throughputTarget(REQUEST_PATH_TARGETS.whoami, true)}`,
+    note: `ratio to bare hono POST; ${JUDGED_IN_MAIN_LOOP}`,
   });
 
   const mixed = await measure('mixed', () => sampled(bridge, runs.mixed(DURATION)));
@@ -376,9 +377,17 @@ async function scenario(name: string, run: () => Promise<void>): Promise<void> {
   elapsedS[name] = Math.round((Date.now() - t0) / 100) / 10;
   process.stderr.write(`bench: ${name} took ${elapsedS[name]} s\n`);
 }
-let ref: References | undefined;
-if (want('throughput') || want('references')) await scenario('references', async () => void (ref = await references()));
-if (want('throughput') && ref) await scenario('throughput', () => throughput(ref!));
+if (want('throughput') || want('references')) {
+  // One bridge for both: the references serve its /capabilities bytes, then the throughput rows run on it.
+  let bridge: BridgeProcess | undefined;
+  let ref: References | undefined;
+  await scenario('references', async () => {
+    bridge = await startBridgeProcess({ configDir: configDir() });
+    ref = await references(bridge);
+  });
+  if (want('throughput')) await scenario('throughput', () => throughput(ref!, bridge!));
+  else await bridge!.stop();
+}
 if (want('main-loop')) await scenario('main-loop', () => mainLoopScenario(rows, raw, quick));
 if (want('main-thread')) await scenario('main-thread', mainThread);
 if (want('saturation')) await scenario('saturation', saturation);
@@ -391,9 +400,12 @@ if (want('batch')) await scenario('batch', () => batchScenario(rows, raw, DURATI
 // At least 3 s: the polite agent runs inside the greedy window, 1 s clear of each end.
 if (want('fair')) await scenario('fair', () => fairScenario(rows, raw, Math.max(3, DURATION), quick));
 if (want('hostile-memory')) await scenario('hostile-memory', () => hostileMemoryScenario(rows, raw, quick));
+if (want('transfer-flood')) await scenario('transfer-flood', () => transferFloodScenario(rows, raw, quick));
 // At least 3 s: the env's bridge and first world start before the timed loop, which resets as episodes end.
-if (want('pettingzoo')) await scenario('pettingzoo', () => pettingzooScenario(rows, raw, Math.max(3, DURATION)));
+if (want('pettingzoo')) await scenario('pettingzoo', () => pettingzooScenario(rows, raw, Math.max(3, DURATION), quick));
 if (want('research')) await scenario('research', () => researchScenario(rows, raw, quick));
+if (want('step-fairness')) await scenario('step-fairness', () => stepFairnessScenario(rows, raw, Math.max(3, DURATION), quick));
+if (want('mcp')) await scenario('mcp', () => mcpScenario(rows, raw, quick));
 raw.elapsedS = elapsedS;
 
 const machine = {

@@ -40,7 +40,13 @@ export const GROUPS: readonly Group[] = [
     // and game-thread-host.ts start real threads (Piscina, the game thread) and are left to the
     // bridge suites: docs/reliability.md says why.
     mutate: ['src/dispatch/{drain,execute,game-queue,jobs,timeout-queue}.ts', 'src/commands/action/batch/run.ts'],
-    tests: ['test/dispatch/dispatcher.test.ts', 'test/dispatch/units.test.ts', 'test/dispatch/lockstep-drain.test.ts', 'test/dispatch/timeout-queue.test.ts'],
+    tests: [
+      'test/dispatch/dispatcher.test.ts',
+      'test/dispatch/units.test.ts',
+      'test/dispatch/lockstep-drain.test.ts',
+      'test/dispatch/timeout-queue.test.ts',
+      'test/dispatch/requests.test.ts',
+    ],
   },
   {
     name: 'session',

@@ -50,12 +50,32 @@ function hashFiles(dir, hash) {
 
 const stamp = (path) => (existsSync(path) ? readFileSync(path, 'utf8') : '');
 
+/** What the venv's dependencies are made from: the interpreter, pyproject.toml and EXTRA. */
+function depsKeyOf(python) {
+  const version = run(python, ['-c', 'import sys; print(sys.executable, sys.version)'], `run ${python}`).trim();
+  const pyproject = readFileSync(join(PACKAGE, 'pyproject.toml'));
+  return createHash('sha256').update(version).update(pyproject).update(EXTRA.join(' ')).digest('hex');
+}
+
+/**
+ * Whether the venv is made, its dependencies up to date, so that ensureVenv() at most reinstalls
+ * the package (seconds) rather than making it again (about 2 minutes: numpy, gymnasium, pettingzoo).
+ */
+export function venvMade() {
+  if (!existsSync(PYTHON) || !existsSync(DEPS_STAMP)) return false;
+  try {
+    return stamp(DEPS_STAMP) === depsKeyOf(process.env.GCB_PYTHON || 'python3');
+  } catch (err) {
+    if (err instanceof VenvError) return false;
+    throw err;
+  }
+}
+
 /** The venv's python, made or brought up to date first; throws VenvError. `GCB_PYTHON` picks the interpreter. */
 export function ensureVenv() {
   const python = process.env.GCB_PYTHON || 'python3';
-  const version = run(python, ['-c', 'import sys; print(sys.executable, sys.version)'], `run ${python}`).trim();
+  const depsKey = depsKeyOf(python);
   const pyproject = readFileSync(join(PACKAGE, 'pyproject.toml'));
-  const depsKey = createHash('sha256').update(version).update(pyproject).update(EXTRA.join(' ')).digest('hex');
   if (stamp(DEPS_STAMP) !== depsKey || !existsSync(PYTHON)) {
     rmSync(VENV, { recursive: true, force: true });
     run(python, ['-m', 'venv', VENV], `make a virtual environment (${python} -m venv)`);
@@ -75,10 +95,12 @@ export function ensureVenv() {
   return PYTHON;
 }
 
-// `node scripts/python-venv.mjs`: make the venv and print its python (the benchmark runs it so).
+// `node scripts/python-venv.mjs [--if-made]`: make the venv and print its python (the benchmark runs
+// it so). --if-made: only if the venv is made already (at most the package is reinstalled); else
+// print nothing and build nothing (`npm run bench -- --quick` must not spend minutes on it).
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
-    process.stdout.write(`${ensureVenv()}\n`);
+    if (!process.argv.includes('--if-made') || venvMade()) process.stdout.write(`${ensureVenv()}\n`);
   } catch (err) {
     if (!(err instanceof VenvError)) throw err;
     process.stderr.write(`python-venv: ${err.message}\n`);

@@ -51,6 +51,15 @@ export const TYPICAL_SECONDS = {
   'test/research/two-process-determinism.test.ts': 35,
   // Eight sandbox bridges, several replays of an episode (each replay starts a bridge of its own).
   'test/research/episodes.test.ts': 30,
+  // gcb mcp over stdio is a process each, beside a bridge and the HTTP server (measured from sources at load 15).
+  'test/mcp/resources.test.ts': 34,
+  'test/mcp/restart.test.ts': 30,
+  'test/mcp/bounds.test.ts': 30,
+  'test/mcp/logging.test.ts': 25,
+  'test/mcp/calls.test.ts': 22,
+  'test/mcp/per-credential.test.ts': 22,
+  'test/mcp/resume.test.ts': 15,
+  'test/commands/every-answer.test.ts': 20,
 };
 
 /**
@@ -75,7 +84,9 @@ export const SHARED_PROCESS = new Set([
   'test/batch/batch.test.ts',
   'test/batch/frames.test.ts',
   'test/batch/sandbox.test.ts',
+  'test/bench/python-venv.test.ts',
   'test/bench/report.test.ts',
+  'test/bench/targets.test.ts',
   'test/bridge/end-to-end.test.ts',
   'test/bridge/faults.test.ts',
   'test/bridge/teardown.test.ts',

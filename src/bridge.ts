@@ -135,7 +135,9 @@ export async function startBridge(options: BridgeOptions = {}): Promise<BridgeHa
   const loaded = loadConfig(configDir, { ...(options.port === undefined ? {} : { port: options.port }), ...(options.clock ? { clock: options.clock } : {}) });
   const log = options.logger ?? createLogger(options.logDestination ? { destination: options.logDestination } : {});
   const teardown = new TeardownList();
-  const ctx: StartContext = { options, configDir, loaded, timings: { ...DEFAULT_TIMINGS, ...options.timings }, log, teardown };
+  // decisions §15: `[Game] step_slice_ms` is a timing like the spec's; a test's own timings win.
+  const timings: Timings = { ...DEFAULT_TIMINGS, stepSliceMs: loaded.config.Game.step_slice_ms, ...options.timings };
+  const ctx: StartContext = { options, configDir, loaded, timings, log, teardown };
   let listening = false;
   // decisions §10: every line is written before the bridge is gone, so the log is first on the list.
   teardown.add('log', () => {
@@ -462,7 +464,7 @@ async function startHttp(ctx: StartContext, parts: Parts, connectionsTeardown: (
       maxBodyBytes: config.Bridge.max_body_bytes,
       transferRestMsPerMiB: timings.transferRestMsPerMiB,
       capabilities,
-      execute: (def, args, caller, slot) => execute(def, args, caller, game, pool, slot),
+      execute: (def, args, caller, slot, client, progress) => execute(def, args, caller, game, pool, slot, client, progress),
       idempotency,
     },
     // Features register themselves: the viewer's open page, GET /events with the audit of POST

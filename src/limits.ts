@@ -12,6 +12,11 @@ export interface Timings {
   pulsedRunBudgetMs: number;
   /** decisions §12: a step stops after the tick in progress once it has run this long. */
   stepBudgetMs: number;
+  /**
+   * decisions §15: `[Game] step_slice_ms`. A step that has run this long stops after the tick in
+   * progress while a command of another agent waits (stopped "yielded").
+   */
+  stepSliceMs: number;
   /** spec: kill-switch reload interval. */
   killSwitchReloadMs: number;
   /** decisions §1: on close, started actions get this long to finish. */
@@ -30,6 +35,7 @@ export const DEFAULT_TIMINGS: Readonly<Timings> = Object.freeze({
   handlerBackstopMs: 60_000,
   pulsedRunBudgetMs: 25_000,
   stepBudgetMs: 25_000,
+  stepSliceMs: 100,
   killSwitchReloadMs: 2_000,
   shutdownGraceMs: 5_000,
   eventKeepAliveMs: 15_000,
@@ -137,6 +143,20 @@ export const LIMITS = Object.freeze({
    */
   largeBodyBytes: 64 * 1024,
 
+  /** decisions §15: `[Game] step_slice_ms` range (its default is DEFAULT_TIMINGS.stepSliceMs). */
+  stepSliceMsMin: 10,
+  stepSliceMsMax: 25_000,
+  /** decisions §14: a running command's progress reports are at least this far apart (10 a second at most). */
+  progressIntervalMs: 100,
+  /** decisions §14: a Progress-Token's length. */
+  progressTokenMaxLength: 64,
+  /**
+   * decisions §14: how often the main loop looks for clients that closed their connection while
+   * their command waited in the game queue or for a pool thread (then it never runs). A look reads
+   * a flag per waiting request: no listener, so a request that does not wait pays nothing.
+   */
+  departedSweepMs: 50,
+
   /** decisions §12: ticks one step may ask for. */
   stepTicksMin: 1,
   stepTicksMax: 10_000,
@@ -149,8 +169,45 @@ export const LIMITS = Object.freeze({
   recordMaxBytes: 256 * 1024 * 1024,
   /** decisions §12: under realtime, a record's hash line after the first frame past every this many ticks. */
   recordRealtimeHashTicks: 60,
+  /** decisions §15: `gcb replay` refuses a record whose header is past this tick (the start world alone would step for hours). */
+  replayHeaderTickMax: 1_000_000,
+  /** decisions §15: `gcb replay --max-ticks` default: the ticks a replay may step in all. */
+  replayMaxTicksDefault: 10_000_000,
+  /** decisions §15: how deep a record's args may nest (no command's args come near it). */
+  recordArgsMaxDepth: 32,
   /** decisions §12: a lockstep game thread with nothing queued wakes this often anyway (every Atomics wait has a timeout). */
   lockstepIdleWaitMs: 1_000,
   /** decisions §10: the longest a request's log line waits before it is written. */
   logFlushMs: 1_000,
+
+  /** decisions §10 and §13: gcb mcp --http's open sessions (a half per agent, a quarter kept for read_all). */
+  mcpSessionsMax: 64,
+  /**
+   * decisions §14: resource subscriptions, each held by one session: a credential holds at most this
+   * many in all its sessions; the server at most mcpSubscriptionsMax (a quarter kept for read_all).
+   */
+  mcpSubscriptionsPerCredential: 64,
+  mcpSubscriptionsMax: 256,
+  /** decisions §14: the longest resource URI a session may subscribe to or read, in bytes. */
+  mcpUriMaxBytes: 256,
+  /** decisions §14: what a subscription holds besides its URI (its state, digest and timers), counted in bytes. */
+  mcpSubscriptionBytes: 256,
+  /**
+   * decisions §14: stored SSE events a client may ask again with Last-Event-ID, in bytes: per
+   * session, and per credential in all its sessions; the oldest go first.
+   */
+  mcpStreamStoreSessionBytes: 1024 * 1024,
+  mcpStreamStoreCredentialBytes: 4 * 1024 * 1024,
+  /** decisions §14: the `retry` an SSE stream's priming event asks for, in ms. */
+  mcpSseRetryMs: 1_000,
+  /** decisions §14: at most one notifications/resources/updated a second per resource. */
+  mcpResourceUpdateMs: 1_000,
+  /** decisions §14: at most ten notifications/progress a second per call. */
+  mcpProgressIntervalMs: 100,
+  /** decisions §14: how often a credential's permissions and the bridge's commands are read again (list_changed within 2 s). */
+  mcpWatchIntervalMs: 1_000,
+  /** decisions §14: a credential's shared event stream closes after this long with nothing to follow. */
+  mcpFeedIdleMs: 5_000,
+  /** decisions §14: events world://events gives at one read (recv_events' max). */
+  mcpEventsPerRead: 100,
 });

@@ -4,11 +4,12 @@ import { MessageChannel, parentPort, threadId, workerData } from 'node:worker_th
 import { loadCommands } from '../src/commands/load.ts';
 import type { CommandDef, PoolEnv } from '../src/commands/define.ts';
 import { errorOf, toFailure, type Outcome } from '../src/errors/bridge-error.ts';
-import { mainThreadTimeoutFailure } from '../src/errors/failures.ts';
+import { busyFailure, mainThreadTimeoutFailure } from '../src/errors/failures.ts';
 import type { GameModule } from '../src/shared/game-module.ts';
-import { sharedNow, viewSharedState } from '../src/shared/layout.ts';
+import { kTick, sharedNow, viewSharedState } from '../src/shared/layout.ts';
 import { importModule } from '../src/shared/modules.ts';
-import type { PoolHello, PoolReply, PoolRequest, PoolTask, PoolWorkerData } from '../src/shared/protocol.ts';
+import { noProgress, spacedProgress } from '../src/shared/progress.ts';
+import { TASK_DEPARTED, type PoolHello, type PoolReply, type PoolRequest, type PoolTask, type PoolWorkerData } from '../src/shared/protocol.ts';
 
 const data = workerData as PoolWorkerData;
 const shared = viewSharedState(data.sharedBuffer);
@@ -62,8 +63,13 @@ export default async function runTask(task: PoolTask): Promise<Outcome<unknown>>
   }
   // Tell the main loop which worker runs the task: the one its backstop would terminate. Through
   // shared memory, read only by a backstop: a message would wake the main loop once more per task.
-  if (task.startedCell >= 0) Atomics.store(startedBy, task.startedCell, threadId);
-  else rpc.postMessage({ rid: 0, op: 'started', taskId: task.taskId } satisfies PoolRequest);
+  // A compare-and-swap, as the main loop withdraws the task of a client gone (decisions §14): the
+  // side that claims the cell first wins, and a withdrawn task never runs.
+  if (task.startedCell >= 0) {
+    if (Atomics.compareExchange(startedBy, task.startedCell, 0, threadId) === TASK_DEPARTED) {
+      return busyFailure('the client closed its connection before the command started; it never ran');
+    }
+  } else rpc.postMessage({ rid: 0, op: 'started', taskId: task.taskId } satisfies PoolRequest);
   try {
     const def = (await loadCatalogue()).get(task.command);
     if (!def?.pool) throw new Error(`command ${task.command} has no pool step`);
@@ -83,6 +89,13 @@ export default async function runTask(task: PoolTask): Promise<Outcome<unknown>>
         await call({ op: 'events', name: 'emit', input: { kind, fields }, caller: task.caller, taskId: task.taskId });
       },
       recvEvents: (input) => call({ op: 'events', name: 'recv', input, caller: task.caller, taskId: task.taskId }),
+      progress: task.progress
+        ? spacedProgress(
+            (report) => rpc.postMessage({ rid: 0, op: 'progress', taskId: task.taskId, report } satisfies PoolRequest),
+            sharedNow,
+            () => Atomics.load(shared.control, kTick),
+          )
+        : noProgress,
     };
     const value = await (def.pool as (env: PoolEnv<unknown>, frameValue: unknown) => unknown)(env, task.frameValue);
     return { ok: true, value };

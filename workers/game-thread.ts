@@ -49,6 +49,7 @@ async function main(): Promise<void> {
     clockMode: data.clock,
     maxSavepoints: data.maxSavepoints,
     warn: (msg) => post({ type: 'log', level: 'warn', msg }),
+    bridgeCommands: new Set(INTERNAL_COMMANDS.map((def) => def.name)),
   });
   const functions = Object.keys(game).filter((key) => typeof (game as unknown as Record<string, unknown>)[key] === 'function');
   const selfDriven = typeof game.run === 'function';
@@ -76,6 +77,8 @@ async function main(): Promise<void> {
   }
   await stopped;
   drainer.jobs.cancelAll();
+  // Last writes (a record's lines still on their way to its file), as long as the bridge waits.
+  await drainer.clock.close();
   post({ type: 'stopped' });
 }
 

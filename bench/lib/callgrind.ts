@@ -33,7 +33,9 @@ export const NODE_FLAGS = ['--no-flush-bytecode'];
  * other threads (a pool task's answer). Left out: timers, fs polling of config watchers, immediates
  * and V8's foreground tasks, which run at a rate per second. Under valgrind a round lasts minutes,
  * so those outweighed a request's own work (they were 15 to 48 k instructions a /health request,
- * against 4 to 8 k by the same count at native speed).
+ * against 4 to 8 k by the same count at native speed). That leaves out the thread pool's finished
+ * work too (`uv__work_done`), where a batch of request lines written to stderr ends (0.8 k
+ * instructions a whoami under valgrind), because the watchers' file reads end there as well (3.4 k).
  */
 const REQUEST_ENTRIES = [':uv__stream_io [', ':uv__server_io [', ':node::worker::MessagePort::OnMessage('];
 

@@ -1,10 +1,48 @@
 // Child processes of the benchmark: reference servers, the bridge, and the load generator.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const TSX = ['--import', 'tsx'];
+
+let stderrFiles = 0;
+
+/**
+ * A server's stderr, as `npm start 2> file` has it: a file, so the bridge's request lines are written
+ * as users' are (to a real destination, in the kernel) rather than to a pipe this process would have
+ * to drain. The file is removed once the server has stopped as asked; when it ended any other way its
+ * last lines are copied to this process's stderr and the file is kept.
+ */
+function stderrFile(name: string): { fd: number; path: string; ended(expected: boolean): void } {
+  const path = join(tmpdir(), `gcb-bench-${process.pid}-${++stderrFiles}-${name}.stderr`);
+  const fd = openSync(path, 'w');
+  return {
+    fd,
+    path,
+    ended(expected) {
+      if (expected) {
+        rmSync(path, { force: true });
+        return;
+      }
+      const tail = tailOf(path, 4096);
+      process.stderr.write(`${name} ended unexpectedly; the end of its stderr (${path}):\n${tail}\n`);
+    },
+  };
+}
+
+/** The last `bytes` of a file, as text. */
+function tailOf(path: string, bytes: number): string {
+  const size = statSync(path).size;
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(Math.min(size, bytes));
+    readSync(fd, buffer, 0, buffer.length, size - buffer.length);
+    return buffer.toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
 
 export interface LoadResult {
   rps: number;
@@ -96,14 +134,29 @@ export interface ServerProcess {
 export function startServer(file: string, args: string[] = [], prefix: string[] = [], nodeFlags: string[] = []): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
     const [command, ...commandArgs] = [...prefix, process.execPath, ...nodeFlags, ...TSX, new URL(`../servers/${file}`, import.meta.url).pathname, ...args];
-    const child = spawn(command!, commandArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const stderr = stderrFile(file.replace(/\.[a-z]+$/, ''));
+    const child = spawn(command!, commandArgs, { stdio: ['ignore', 'pipe', stderr.fd] });
+    closeSync(stderr.fd);
+    let stopping = false;
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /READY (\S+)/.exec(out);
-      if (match) resolve({ url: match[1]!, child, stop: () => stopChild(child, 'SIGTERM') });
+      if (match) {
+        resolve({
+          url: match[1]!,
+          child,
+          stop: () => {
+            stopping = true;
+            return stopChild(child, 'SIGTERM');
+          },
+        });
+      }
     });
-    child.once('exit', (code) => reject(new Error(`${file} exited ${code}`)));
+    child.once('exit', (code) => {
+      stderr.ended(stopping);
+      reject(new Error(`${file} exited ${code}`));
+    });
   });
 }
 
@@ -153,15 +206,21 @@ export function startBridgeProcess(options: {
   nodeFlags?: string[];
 }): Promise<BridgeProcess> {
   return new Promise((resolve, reject) => {
-    // The compiled bridge (npm run bench builds it first), as npm start runs it.
+    // The compiled bridge (npm run bench builds it first), as npm start runs it: its own logger at
+    // its default level (a GCB_LOG_LEVEL set in this shell is not passed on), stderr to a file.
     const [execPath, ...prefixArgs] = options.prefix ?? [];
+    const env = { ...process.env };
+    delete env.GCB_LOG_LEVEL;
+    const stderr = stderrFile('bridge');
     const child = fork(new URL('../servers/bridge.mjs', import.meta.url).pathname, [JSON.stringify(options)], {
       ...(execPath
         ? { execPath, execArgv: [...prefixArgs, process.execPath, '--expose-gc', ...(options.nodeFlags ?? [])] }
         : { execArgv: ['--expose-gc', ...(options.nodeFlags ?? [])] }),
-      env: options.dist ? { ...process.env, GCB_BENCH_DIST: options.dist } : process.env,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: options.dist ? { ...env, GCB_BENCH_DIST: options.dist } : env,
+      stdio: ['ignore', 'inherit', stderr.fd, 'ipc'],
     });
+    closeSync(stderr.fd);
+    let stopping = false;
     const pending: Array<{ resolve: (value: unknown) => void; reject: (error: Error) => void }> = [];
     const exited = () => child.exitCode !== null || child.signalCode !== null;
     child.on('message', (message: { type: string; url?: string; token?: string }) => {
@@ -180,6 +239,7 @@ export function startBridgeProcess(options: {
           stop: async () => {
             // A bridge that crashed (bench/scenarios/hostile-memory.ts provokes it) is stopped already.
             if (exited()) return;
+            stopping = true;
             const exit = new Promise((done) => child.once('exit', done));
             child.send({ type: 'close' }, () => {});
             const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
@@ -192,6 +252,7 @@ export function startBridgeProcess(options: {
       }
     });
     child.once('exit', (code, signal) => {
+      stderr.ended(stopping && code === 0);
       reject(new Error(`bridge exited ${code ?? signal}`));
       // Whoever waits for an answer gets the crash instead of waiting forever.
       for (const waiter of pending.splice(0)) waiter.reject(new Error(`the bridge exited (${code ?? signal})`));

@@ -20,8 +20,8 @@ import type { Row } from '../lib/report.ts';
 
 const FPS = 60;
 const FRAME_MS = 1000 / FPS;
-const GOD = 'zeus-token-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH';
-const HOSTILE = 'ares-token-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH';
+export const GOD = 'zeus-token-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH';
+export const HOSTILE = 'ares-token-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH';
 const POLITE = 'athena-token-0123456789abcdefghijklmnopqrstuvwxyzABCDEF';
 const HOSTILE_CONNECTIONS = 6;
 const POLITE_CONNECTIONS = 2;
@@ -39,7 +39,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const json = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
 const cmd = (name: string, args: unknown = {}) => JSON.stringify({ name, args });
 
-function configDir(): string {
+export function configDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'gcb-bench-hostile-'));
   writeFileSync(join(dir, 'bridge.toml'), `[Bridge]\ntoken = "${'h'.repeat(48)}"\n`);
   writeFileSync(
@@ -66,13 +66,13 @@ export function vmRssBytes(pid: number | undefined): number | null {
   }
 }
 
-function percentile(values: number[], p: number): number {
+export function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-interface Polite {
+export interface Polite {
   latencies: number[];
   failed: number;
   statuses: Record<string, number>;
@@ -98,7 +98,7 @@ function whoami(url: string, agent: Agent): Promise<number> {
  * POLITE_CONNECTIONS in flight. Latency counts from when the request was due, so a stall shows in
  * every request it held back, not only in the one it caught.
  */
-async function politeAgent(url: string, running: () => boolean): Promise<Polite> {
+export async function politeAgent(url: string, running: () => boolean): Promise<Polite> {
   const agent = new Agent({ keepAlive: true, maxSockets: POLITE_CONNECTIONS });
   const result: Polite = { latencies: [], failed: 0, statuses: {} };
   const inFlight = new Set<Promise<void>>();

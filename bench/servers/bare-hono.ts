@@ -1,12 +1,17 @@
 // Reference: bare hono on @hono/node-server, the same stack the bridge's front end uses.
-// argv[2] (optional): a file whose bytes GET /capabilities serves with the bridge's headers, so the
-// bridge's /capabilities is compared with the same payload, not with 20 bytes. argv[3] (optional):
-// the same for the bridge's /health answer, served at GET /health-same.
+// `[--log] [CAPABILITIES [HEALTH]]`. CAPABILITIES: a file whose bytes GET /capabilities serves with
+// the bridge's headers, so the bridge's /capabilities is compared with the same payload, not with 20
+// bytes. HEALTH: the same for the bridge's /health answer, served at GET /health-same. --log: one
+// pino line a request to stderr (request-log.ts), the reference "bare hono + pino".
 import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
+import { requestLog } from './request-log.ts';
 
+const { values, positionals } = parseArgs({ options: { log: { type: 'boolean' } }, allowPositionals: true });
 const app = new Hono();
+if (values.log) app.use(requestLog());
 app.get('/health', (c) => c.json({ ok: true, tick: 1 }));
 app.post('/cmd', async (c) => {
   const body = (await c.req.json()) as { name: string };
@@ -21,7 +26,7 @@ const headers = {
   'cache-control': 'no-store',
   'x-request-id': '00000000-0000-4000-8000-000000000000',
 };
-const [capabilitiesFile, healthFile] = process.argv.slice(2);
+const [capabilitiesFile, healthFile] = positionals;
 if (capabilitiesFile) {
   const bytes = readFileSync(capabilitiesFile);
   const withTag = { ...headers, etag: `"${'0'.repeat(27)}"` };

@@ -1,23 +1,28 @@
 // The bridge under test, in its own process, from the compiled build (dist/, what npm start runs):
-// plain JavaScript, so no tsx loader inflates its memory. argv[2]: JSON { configDir, game?, counters?,
-// gameOptions?, metrics?, timings? }. IPC: 'stats' → { stats, rss, heap, counters }, 'gc' → after a full GC, 'close' → exits,
-// 'profile-start' / 'profile-stop' → the main thread's CPU profile between them (bench/profile.ts).
+// plain JavaScript, so no tsx loader inflates its memory. It logs as `npm start` does (src/main.ts):
+// its own logger at its default level, to stderr, which bench/lib/processes.ts sends to a file.
+// argv[2]: JSON { configDir, game?, counters?, gameOptions?, metrics?, timings? }. IPC: 'stats' →
+// { stats, rss, heap, counters }, 'gc' → after a full GC, 'close' → exits, 'profile-start' /
+// 'profile-stop' → the main thread's CPU profile between them (bench/profile.ts).
 import { Session } from 'node:inspector/promises';
 import { pathToFileURL } from 'node:url';
 
 // GCB_BENCH_DIST: another build's dist/ (bench/profile.ts --versus compares a change with it).
 const dist = process.env.GCB_BENCH_DIST ? pathToFileURL(`${process.env.GCB_BENCH_DIST}/`) : new URL('../../dist/', import.meta.url);
 const { startBridge } = await import(new URL('src/bridge.js', dist).href);
+const { createLogger, logCrashes } = await import(new URL('src/log/logger.js', dist).href);
 
 const options = JSON.parse(process.argv[2] ?? '{}');
 const counters = options.counters ? new SharedArrayBuffer(32) : undefined;
 let profiler;
+const logger = createLogger();
+logCrashes(logger);
 const bridge = await startBridge({
   configDir: options.configDir,
   port: 0,
   ...(options.game ? { game: options.game } : {}),
   gameOptions: { ...options.gameOptions, ...(counters ? { counters } : {}) },
-  logDestination: { write: () => true },
+  logger,
   ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   ...(options.timings ? { timings: options.timings } : {}),
 });

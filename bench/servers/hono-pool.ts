@@ -3,13 +3,16 @@
 // answers with what the task returns. The bridge's whoami does this and its own work on top
 // (credential, admission, argument schema, request id, log line, metrics, audit event), so whoami
 // against this reference isolates the bridge's share, and this reference against bare hono POST is
-// what the pool round trip costs on this machine.
+// what the pool round trip costs on this machine. `--log`: one pino line a request to stderr
+// (request-log.ts), the reference "bare hono + piscina + pino".
+import { parseArgs } from 'node:util';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { Piscina } from 'piscina';
 import { permissionNames } from '../../src/auth/permissions.ts';
 import { defaultPoolThreads, POOL_SETTINGS } from '../../src/dispatch/pool.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
+import { requestLog } from './request-log.ts';
 
 const threads = defaultPoolThreads();
 // The bench bridge's caller: the legacy token, a god in the sandbox scenario.
@@ -34,7 +37,9 @@ const pool = new Piscina({
   workerData: { permissions: permissionNames(caller.permissions) },
 });
 
+const { values } = parseArgs({ options: { log: { type: 'boolean' } } });
 const app = new Hono();
+if (values.log) app.use(requestLog());
 app.post('/cmd', async (c) => {
   const body = (await c.req.json()) as { name: string; args: unknown };
   const outcome = (await pool.run({ command: body.name, args: body.args, caller })) as { value: unknown };

@@ -19,16 +19,22 @@ interface Waiter {
   done: boolean;
   /** The client's signal and our listener on it, removed once the waiter settles. */
   abort: { signal: AbortSignal; listener: () => void } | null;
+  /** The agent's next waiter in arrival order, settled or not. */
+  next: Waiter | null;
 }
 
-/** One agent's share: the slots it holds and its own FIFO of waiters. */
+/**
+ * One agent's share: the slots it holds and its own FIFO of waiters, a list linked through `next`
+ * from `first` to `last`. Settled waiters are skipped, and let go, as `first` moves past them.
+ */
 interface AgentSlots {
-  id: string;
+  /** Undefined for callers that name no agent: they all count in this one share. */
+  id: string | undefined;
   held: number;
   cap: number;
-  queue: Waiter[];
-  head: number;
-  /** Waiters in `queue` not yet settled. */
+  first: Waiter | null;
+  last: Waiter | null;
+  /** Waiters in the list not yet settled. */
   live: number;
 }
 
@@ -39,10 +45,6 @@ interface AgentSlots {
  */
 export type SignalSource = AbortSignal | (() => AbortSignal) | { readonly signal: AbortSignal };
 
-/** The agent key of callers that name none (legacy mode, tests). */
-// Stryker disable next-line StringLiteral: any constant key works; no agent id is empty
-const ANONYMOUS = '';
-
 export class Admission {
   readonly limit: number;
   readonly waitMs: number;
@@ -50,10 +52,10 @@ export class Admission {
   #live = 0;
   #order = 0;
   #closed = false;
-  readonly #agents = new Map<string, AgentSlots>();
+  readonly #agents = new Map<string | undefined, AgentSlots>();
   /** Agents with at least one live waiter: the only ones a freed slot is offered to. */
   readonly #waitingAgents = new Set<AgentSlots>();
-  #caps: ReadonlyMap<string, number> = new Map();
+  #caps: ReadonlyMap<string | undefined, number> = new Map();
 
   constructor(limit: number, waitMs: number) {
     this.limit = limit;
@@ -87,7 +89,7 @@ export class Admission {
    */
   setMaxSlots(caps: ReadonlyMap<string, number>): void {
     this.#caps = caps;
-    for (const agent of this.#agents.values()) agent.cap = caps.get(agent.id) ?? this.limit;
+    for (const agent of this.#agents.values()) agent.cap = this.#caps.get(agent.id) ?? this.limit;
     while (this.#inUse < this.limit) {
       const waiter = this.#pick();
       if (!waiter) break;
@@ -100,7 +102,7 @@ export class Admission {
    * A slot now, or after waiting; null on timeout (BUSY), on abort of `signal` (the client went
    * away: it must not take a slot later) and once closing. `agentId` names whose share it counts in.
    */
-  acquire(signal?: SignalSource, agentId: string = ANONYMOUS): Permit | null | Promise<Permit | null> {
+  acquire(signal?: SignalSource, agentId?: string): Permit | null | Promise<Permit | null> {
     if (this.#closed) return null;
     const agent = this.#agent(agentId);
     // Invariant: while a slot is free, every live waiter belongs to an agent at its cap. So a free
@@ -123,14 +125,18 @@ export class Admission {
         order: this.#order++,
         done: false,
         abort: null,
-        timer: setTimeout(() => this.#giveUp(waiter), this.waitMs),
+        next: null,
+        // #settle clears the timer and removes the listener, whichever settles the waiter: each
+        // of them runs at most once, and only while the waiter is live.
+        timer: setTimeout(() => this.#settle(waiter, null), this.waitMs),
       };
       if (abortSignal) {
-        // Not `{ once: true }`: #settle removes the listener on every path, so it runs at most once.
-        waiter.abort = { signal: abortSignal, listener: () => this.#giveUp(waiter) };
+        waiter.abort = { signal: abortSignal, listener: () => this.#settle(waiter, null) };
         abortSignal.addEventListener('abort', waiter.abort.listener);
       }
-      agent.queue.push(waiter);
+      if (agent.last) agent.last.next = waiter;
+      else agent.first = waiter;
+      agent.last = waiter;
       agent.live++;
       this.#live++;
       this.#waitingAgents.add(agent);
@@ -141,14 +147,14 @@ export class Admission {
   close(): void {
     this.#closed = true;
     for (const agent of [...this.#waitingAgents]) {
-      for (let waiter = this.#head(agent); waiter; waiter = this.#head(agent)) this.#settle(waiter, null);
+      while (agent.live > 0) this.#settle(this.#head(agent), null);
     }
   }
 
-  #agent(id: string): AgentSlots {
+  #agent(id: string | undefined): AgentSlots {
     let agent = this.#agents.get(id);
     if (!agent) {
-      agent = { id, held: 0, cap: this.#caps.get(id) ?? this.limit, queue: [], head: 0, live: 0 };
+      agent = { id, held: 0, cap: this.#caps.get(id) ?? this.limit, first: null, last: null, live: 0 };
       this.#agents.set(id, agent);
     }
     return agent;
@@ -186,8 +192,6 @@ export class Admission {
     for (const agent of this.#waitingAgents) {
       if (agent.held >= agent.cap) continue;
       const first = this.#head(agent);
-      // Stryker disable next-line ConditionalExpression: an agent in the waiting set always has a live waiter (#settle takes it out with its last)
-      if (!first) continue;
       const firstCame =
         agent.held === best?.agent.held &&
         // Stryker disable next-line EqualityOperator: orders are unique, so two oldest waiters never tie
@@ -197,31 +201,15 @@ export class Admission {
     return best;
   }
 
-  /** The agent's oldest live waiter, dropping settled ones from the front. */
-  #head(agent: AgentSlots): Waiter | undefined {
-    while (agent.head < agent.queue.length) {
-      const waiter = agent.queue[agent.head]!;
-      if (!waiter.done) {
-        // Any threshold that still compacts only changes the copying cost; a queue that never
-        // compacts is caught by test/admission/waiters.test.ts (its settled waiters stay reachable).
-        // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator: see above
-        if (agent.head > 1024 && agent.head * 2 > agent.queue.length) {
-          agent.queue = agent.queue.slice(agent.head);
-          agent.head = 0;
-        }
-        return waiter;
-      }
-      agent.head++;
-    }
-    // Not reached with settled waiters only: #settle empties an agent's queue with its last live one.
-    return undefined;
-  }
-
-  #giveUp(waiter: Waiter): void {
-    // #settle clears the timer and removes the listener, so this guard never fires today; it keeps
-    // a settled waiter from being counted out twice if another path is added.
-    // Stryker disable next-line ConditionalExpression: see above
-    if (!waiter.done) this.#settle(waiter, null);
+  /**
+   * The agent's oldest live waiter; the settled ones before it are let go. Only for an agent with a
+   * live waiter: one in the waiting set (#settle takes an agent out with its last live waiter).
+   */
+  #head(agent: AgentSlots): Waiter {
+    let waiter = agent.first!;
+    while (waiter.done) waiter = waiter.next!;
+    agent.first = waiter;
+    return waiter;
   }
 
   #settle(waiter: Waiter, permit: Permit | null): void {
@@ -231,9 +219,9 @@ export class Admission {
     clearTimeout(waiter.timer);
     if (waiter.abort) waiter.abort.signal.removeEventListener('abort', waiter.abort.listener);
     if (waiter.agent.live === 0) {
-      // Settled waiters of an agent with none left are dropped now, not on the next hand-over.
-      waiter.agent.queue = [];
-      waiter.agent.head = 0;
+      // Settled waiters of an agent with none left are let go now, not on the next hand-over.
+      waiter.agent.first = null;
+      waiter.agent.last = null;
       this.#waitingAgents.delete(waiter.agent);
     }
     waiter.resolve(permit);

@@ -46,17 +46,20 @@ export class CredentialTable {
   }
 
   resolve(token: string | undefined): CallerContext | null {
+    // An empty credential (`Bearer` alone) never matches, not even an entry holding the empty string's digest.
     if (token === undefined || token === '') return null;
-    const { entries, scratch, windows, needsDigest } = this.#table;
+    const { entries, scratch, windows } = this.#table;
     const written = scratch.write(token);
-    const digest = needsDigest ? sha256(token) : null;
+    // Hashed at the first entry that holds only a digest, if any: where that is says nothing of the token.
+    let digest: Buffer | null = null;
     let found: CallerContext | null = null;
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i]!;
       const match = entry.raw
         ? written === entry.raw.length && timingSafeEqual(windows[i]!, entry.raw)
-        : digest !== null && timingSafeEqual(digest, entry.digest);
-      if (match && found === null) found = entry.caller;
+        : timingSafeEqual((digest ??= sha256(token)), entry.digest);
+      // No token matches two entries (parseAgents refuses a token or digest used twice): whichever match is kept is the one.
+      if (match) found = entry.caller;
     }
     return found;
   }
@@ -64,8 +67,6 @@ export class CredentialTable {
 
 interface Table {
   entries: readonly Credential[];
-  /** Whether an entry holds only a digest, so a presented token must be hashed. */
-  needsDigest: boolean;
   /**
    * The presented token's UTF-8 bytes are written here, not into a new Buffer per request. It holds
    * four bytes more than the longest raw token, so a longer token always writes more bytes than
@@ -81,7 +82,6 @@ function tableOf(entries: readonly Credential[]): Table {
   const scratch = Buffer.alloc(longest + 4);
   return {
     entries,
-    needsDigest: entries.some((entry) => entry.raw === undefined),
     scratch,
     windows: entries.map((entry) => (entry.raw ? scratch.subarray(0, entry.raw.length) : null)),
   };

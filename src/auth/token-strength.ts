@@ -13,11 +13,14 @@ export function tokenWeakness(token: string): string | null {
   return null;
 }
 
-/** A fresh strong token (48 characters of [A-Za-z0-9] from crypto) and its SHA-256 in hex. */
-export function newAgentToken(): { token: string; token_sha256: string } {
-  let token = generateToken();
+/**
+ * A fresh strong token (48 characters of [A-Za-z0-9] from crypto) and its SHA-256 in hex. `draw`:
+ * where tokens come from (a test passes its own).
+ */
+export function newAgentToken(draw: () => string = generateToken): { token: string; token_sha256: string } {
+  let token = draw();
   // 48 draws from 62 characters give fewer than 16 distinct ones practically never; check anyway.
-  while (tokenWeakness(token) !== null) token = generateToken();
+  while (tokenWeakness(token) !== null) token = draw();
   return { token, token_sha256: sha256(token).toString('hex') };
 }
 

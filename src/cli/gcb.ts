@@ -5,11 +5,11 @@ import { newAgentToken } from '../auth/token-strength.ts';
 import { BridgeClient, type RetryEvent } from '../client/client.ts';
 import { readBridgeConfig } from '../client/config.ts';
 import { BridgeCallError, BridgeConnectionError, ClientConfigError } from '../client/errors.ts';
-import { DEFAULT_TOOL_PREFIX, TOOL_PREFIX_PATTERN } from '../mcp/tools.ts';
+import { DEFAULT_TOOL_PREFIX, TOOL_PREFIX_PATTERN } from '../mcp/tool-names.ts';
 import { buildArgs, parseArgsObject, UsageError } from './args.ts';
 import { connect, resolveConnection } from './connect.ts';
 import { followEvents } from './events.ts';
-import { EXIT, EXIT_BY_CODE } from './exit-codes.ts';
+import { EXIT, EXIT_BY_CODE, signalExit } from './exit-codes.ts';
 import { HELP } from './help.ts';
 import { renderCapabilities, renderError, renderHash, renderHealth, renderStep, renderValue } from './render.ts';
 
@@ -192,20 +192,44 @@ async function hash(argv: string[], io: Io): Promise<ExitCode> {
   return print(io, json ? `${JSON.stringify(success)}\n` : renderHash(success.result as Parameters<typeof renderHash>[0]));
 }
 
-/** decisions §12: `gcb replay FILE`, src/cli/replay.ts. */
+/**
+ * decisions §12 and §15: `gcb replay FILE`, src/cli/replay.ts. SIGINT or SIGTERM stops the replay:
+ * its own bridge closes and its temporary dir goes; a second one exits at once (the dir goes then too).
+ */
 async function replay(argv: string[], io: Io): Promise<ExitCode> {
-  const { values, positionals } = parse(argv, { ...CONNECT_OPTIONS, record: { type: 'string' } }, 'replay', true);
+  const { values, positionals } = parse(argv, { ...CONNECT_OPTIONS, record: { type: 'string' }, 'max-ticks': { type: 'string' } }, 'replay', true);
   if (values.help) return print(io, HELP.replay!);
   const [file, ...extra] = positionals;
   if (file === undefined || extra.length > 0) throw new UsageError('replay needs one record file: gcb replay episodes/run1.jsonl');
+  const maxTicks = values['max-ticks'] === undefined ? undefined : positiveCount(values['max-ticks'], '--max-ticks');
   const { runReplay } = await import('./replay.ts');
-  return runReplay({
-    file,
-    ...(values.url === undefined ? {} : { client: client(values, io) }),
-    ...(values.record === undefined ? {} : { record: values.record }),
-    out: io.out,
-    err: io.err,
-  });
+  const stop = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stop.signal.aborted) process.exit(signalExit(signal));
+    stop.abort(signal);
+  };
+  process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+  try {
+    return await runReplay({
+      file,
+      ...(values.url === undefined ? {} : { client: client(values, io) }),
+      ...(values.record === undefined ? {} : { record: values.record }),
+      ...(maxTicks === undefined ? {} : { maxTicks }),
+      signal: stop.signal,
+      out: io.out,
+      err: io.err,
+    });
+  } finally {
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+  }
+}
+
+/** A flag's whole number of 1 or more. */
+function positiveCount(text: string, flag: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1)
+    throw new UsageError(`${flag} takes a whole number of 1 or more, not ${JSON.stringify(text)}`);
+  return value;
 }
 
 function parseBatchFile(text: string): unknown[] {
@@ -286,16 +310,23 @@ async function mcp(argv: string[], io: Io): Promise<ExitCode> {
   const prefix = values['tool-prefix'] ?? DEFAULT_TOOL_PREFIX;
   if (!TOOL_PREFIX_PATTERN.test(prefix)) throw new UsageError(`--tool-prefix '${prefix}' is not allowed: at most 32 letters, digits, _ or -`);
   // The MCP SDK loads only here: the other subcommands start faster without it.
-  const [{ DEFAULT_MCP_PORT, startMcpHttpServer }, { serveStdio }] = await Promise.all([import('../mcp/http.ts'), import('../mcp/stdio.ts')]);
+  const [{ DEFAULT_MCP_PORT, startMcpHttpServer }, { serveStdio }, { Credential }, { toolsFor }] = await Promise.all([
+    import('../mcp/http.ts'),
+    import('../mcp/stdio.ts'),
+    import('../mcp/credential.ts'),
+    import('../mcp/tools.ts'),
+  ]);
   const onRetry = (event: RetryEvent) => process.stderr.write(`gcb mcp: bridge busy, retry ${event.retry} in ${event.delayMs} ms\n`);
 
   if (!values.http) {
     if (values.port !== undefined) throw new UsageError('--port is for --http');
     const bridge = connect(values, { env: io.env, onRetry });
     // Read at start: a wrong token or a bridge that is not running fails here, visibly, with its exit code.
-    const caps = await bridge.capabilities();
-    await serveStdio({ client: bridge, capabilities: caps, prefix, onClose: () => process.exit(EXIT.OK) });
-    process.stderr.write(`gcb mcp: ${caps.commands.length + 1} tools over stdio for the bridge at ${bridge.url}\n`);
+    const credential = await Credential.open(bridge);
+    await serveStdio({ credential, prefix, onClose: () => process.exit(EXIT.OK) });
+    process.stderr.write(
+      `gcb mcp: ${toolsFor(credential.view.capabilities, prefix, credential.mask).length} tools over stdio for the bridge at ${bridge.url}\n`,
+    );
     return undefined;
   }
 

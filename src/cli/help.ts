@@ -142,21 +142,30 @@ ${FINDING}
 ${OUTPUT}
 `,
 
-  replay: `usage: gcb replay FILE [--url URL] [--record NAME]
+  replay: `usage: gcb replay FILE [--url URL] [--record NAME] [--max-ticks N]
 
 Runs an episode record (record_start ... record_stop wrote it to episodes/<name>.jsonl) again and
 checks every hash in it. Without --url it starts a lockstep bridge of its own in a temporary config
 dir; with --url it uses that bridge (under the lockstep clock, a token holding control_world and
 read_all: GCB_TOKEN). Either way it makes the recorded start world (generate_world with the
 record's seed and size, then steps to its tick), runs each command at its tick and order, and
-compares the world's hash at every hash line.
+compares the world's hash at every hash line. A step that stops early (another agent's command
+waits, or its 25 s) is stepped again for the rest.
 
-  --record NAME   record the replay too, as episodes/NAME.jsonl of the replaying bridge: its lines
-                  are the record's own but for \`agent\` (and the savepoint ids of that bridge)
+It runs only what a record holds: spawn, paint_tile, invoke_power, batch (and reads inside it),
+pause, resume, set_speed, step, savepoint, rewind, savepoint_drop. Any other command in the file
+(save_world, load_world, generate_world, record_start, send_message, ...) refuses the whole file.
+
+  --record NAME    record the replay too, as episodes/NAME.jsonl of the replaying bridge: its lines
+                   are the record's own but for \`agent\` (and the savepoint ids of that bridge)
+  --max-ticks N    the ticks it may step in all (default 10000000): a record whose start tick and
+                   steps add up to more is refused; so is a header past tick 1000000
 
 Exit 0 when everything matched. A record that is missing, cut short, of another format or
-mod_version, or not JSON is refused in one line before anything runs (exit 5). The first difference
-(a hash, or an answer's code) is printed with its tick and both sides (exit 6).
+mod_version, not JSON, nested deeper than 32, holding a command no record holds, or past a bound
+is refused in one line before anything runs (exit 5). The first difference (a hash, or an
+answer's code) is printed with its tick and both sides (exit 6). Ctrl-C (SIGINT) or SIGTERM stops
+it: its own bridge closes and its temporary dir is removed (exit 130, 143).
 `,
 
   events: `usage: gcb events [--kinds KIND,KIND] [--since SEQ] [--config-dir DIR | --url URL] [--json]

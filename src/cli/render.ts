@@ -112,6 +112,8 @@ export function renderStep(result: { tick_before: number; tick: number; ticks: n
   let line = `tick ${result.tick_before} → ${result.tick} (${result.ticks} tick${result.ticks === 1 ? '' : 's'})`;
   if (result.hash !== undefined) line += `, hash ${result.hash}`;
   if (result.stopped === 'deadline') line += '; stopped at the 25 s limit: step again for the rest';
+  // decisions §15: it shared the game thread with another agent's command.
+  if (result.stopped === 'yielded') line += "; gave way to another agent's command: step again for the rest";
   return `${line}\n`;
 }
 

@@ -23,6 +23,8 @@ export interface Capabilities {
   disabled_commands?: DisabledCommand[];
   /** Additive (v0.5, decisions §12): which clock moves the world; absent from older bridges. */
   clock?: 'realtime' | 'lockstep';
+  /** Additive (v0.4, decisions §7): the event kinds GET /events and recv_events know. */
+  event_kinds?: string[];
 }
 
 /** A success envelope of POST /cmd. */
@@ -67,7 +69,18 @@ export interface RequestOptions {
    * default; pass your own to retry a request across restarts of your program.
    */
   idempotencyKey?: string;
+  /**
+   * decisions §14: sent as Progress-Token; while the command runs, the bridge reports how far it got
+   * as `progress` events carrying this token, on this credential's GET /events streams that ask
+   * for the kind `progress`. 1..64 characters of [A-Za-z0-9._~-].
+   */
+  progressToken?: string;
+  /** Called before each BUSY retry of this request, beside the client's own onRetry. */
+  onRetry?: (event: RetryEvent) => void;
 }
+
+/** What `capabilitiesIfChanged` answers: nothing new, or the capabilities and their tag. */
+export type CapabilitiesChange = { changed: false } | { changed: true; capabilities: Capabilities; etag: string | undefined };
 
 /** `client.batch()`'s options beside the request's own. */
 export interface BatchOptions extends RequestOptions {
@@ -131,6 +144,17 @@ export class BridgeClient {
     return answer.body as unknown as Capabilities;
   }
 
+  /**
+   * GET /capabilities with If-None-Match: `{ changed: false }` while the bridge still serves the
+   * capabilities of `etag` (a 304), so a client can poll it for almost nothing.
+   */
+  async capabilitiesIfChanged(etag: string | undefined, options: RequestOptions = {}): Promise<CapabilitiesChange> {
+    const answer = await this.#exchange('GET', '/capabilities', undefined, '', options, etag);
+    if (answer.status === 304) return { changed: false };
+    if (!isRecord(answer.body) || !Array.isArray(answer.body.commands)) throw this.#notBridge('/capabilities', answer);
+    return { changed: true, capabilities: answer.body as unknown as Capabilities, etag: answer.headers.get('etag') ?? undefined };
+  }
+
   /** POST /cmd with a typed name, args and result. Throws BridgeCallError for an error envelope. */
   async call<N extends CommandName>(name: N, ...[args, options]: CallParameters<N>): Promise<CommandResult<N>> {
     const success = await this.request(name, args as Record<string, unknown> | undefined, options);
@@ -151,7 +175,8 @@ export class BridgeClient {
 
   /**
    * decisions §12: run `ticks` ticks (1..10,000) and answer where the world got to. Under lockstep the
-   * only way the world moves; under realtime only while paused. `stopped: 'deadline'` when it ran fewer.
+   * only way the world moves; under realtime only while paused. `stopped: 'deadline'` (its 25 s) or
+   * `'yielded'` (decisions §15: another agent's command waited) when it ran fewer: step again for the rest.
    */
   async step(ticks: number, options: RequestOptions = {}): Promise<CommandResult<'step'>> {
     return this.call('step', { ticks }, options);
@@ -203,13 +228,13 @@ export class BridgeClient {
     return new EventStream({ url: this.url, token: this.#token, fetch: this.#fetch }, options);
   }
 
-  async #exchange(method: 'GET' | 'POST', path: string, payload: string | undefined, command: string, options: RequestOptions): Promise<Answer> {
+  async #exchange(method: 'GET' | 'POST', path: string, payload: string | undefined, command: string, options: RequestOptions, etag?: string): Promise<Answer> {
     const policy = options.retry === undefined ? this.#retry : retryPolicy(options.retry, this.#retry);
     let redialled = false;
     for (let attempt = 1; ; attempt++) {
       let answer: Answer;
       try {
-        answer = await this.#once(method, path, payload, options);
+        answer = await this.#once(method, path, payload, options, etag);
       } catch (err) {
         // decisions §8: a keyed request whose connection dropped is sent once more with the same
         // key: the bridge answers it from what the first attempt did, never running it twice.
@@ -218,19 +243,24 @@ export class BridgeClient {
         attempt--;
         continue;
       }
-      if (answer.status >= 200 && answer.status < 300) return answer;
+      if ((answer.status >= 200 && answer.status < 300) || (answer.status === 304 && etag !== undefined)) return answer;
       const error = this.#errorOf(answer, path, command, attempt);
       // spec: BUSY means nothing reached the world, so it alone is safe to repeat.
       if (error.code !== 'BUSY') throw error;
       const delayMs = retryDelay(attempt, answer.headers.get('retry-after'), policy);
       if (delayMs === null) throw error;
-      this.#onRetry?.({ retry: attempt, delayMs, error });
+      const retry = { retry: attempt, delayMs, error };
+      this.#onRetry?.(retry);
+      options.onRetry?.(retry);
+      // An abort while waiting ends the wait at once: the next attempt is never sent.
       await sleep(delayMs, { signal: options.signal });
     }
   }
 
-  async #once(method: string, path: string, payload: string | undefined, options: RequestOptions): Promise<Answer> {
+  async #once(method: string, path: string, payload: string | undefined, options: RequestOptions, etag: string | undefined): Promise<Answer> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.#token}`, accept: 'application/json' };
+    if (etag !== undefined) headers['if-none-match'] = etag;
+    if (options.progressToken !== undefined) headers['progress-token'] = options.progressToken;
     if (payload !== undefined) headers['content-type'] = 'application/json';
     if (options.requestId !== undefined) headers['x-request-id'] = options.requestId;
     if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;

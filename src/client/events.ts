@@ -21,6 +21,22 @@ export interface BridgeEvent {
   [field: string]: unknown;
 }
 
+/**
+ * decisions §14: how far a command the caller is running got (`event: progress`, live only: no seq,
+ * never in the history). Only streams that ask for the kind `progress` get them.
+ */
+export interface ProgressEvent {
+  /** The Progress-Token the command was sent with. */
+  progress_token: string;
+  /** The command. */
+  name: string;
+  done: number;
+  total: number;
+  /** What it is doing now, for commands counted in phases (generate_world, load_world, save_world). */
+  phase?: string;
+  [field: string]: unknown;
+}
+
 /** The stream is about to connect again. */
 export interface StreamReconnectEvent {
   type: 'reconnect';
@@ -77,6 +93,8 @@ export interface EventStreamOptions {
   signal?: AbortSignal;
   /** Told of reconnections, gaps and each opened connection. */
   onNotice?: (notice: StreamNotice) => void;
+  /** Told of each `progress` event (with `progress` among `kinds`); they are not yielded, having no seq. */
+  onProgress?: (event: ProgressEvent) => void;
 }
 
 /** What the stream needs of its client. */
@@ -186,6 +204,7 @@ export class EventStream implements AsyncIterableIterator<BridgeEvent> {
     if (item.type !== 'message') return undefined;
     if (item.id === undefined) {
       if (item.event === 'gap') this.#gap(item.data);
+      else if (item.event === 'progress') this.#progress(item.data);
       return undefined;
     }
     let event: BridgeEvent;
@@ -201,6 +220,18 @@ export class EventStream implements AsyncIterableIterator<BridgeEvent> {
     this.#lastSeq = seq;
     if (seq <= this.#skipThrough) return undefined;
     return event;
+  }
+
+  #progress(data: string): void {
+    const onProgress = this.#options.onProgress;
+    if (onProgress === undefined) return;
+    let event: ProgressEvent;
+    try {
+      event = JSON.parse(data) as ProgressEvent;
+    } catch {
+      return;
+    }
+    if (typeof event?.progress_token === 'string' && typeof event.done === 'number' && typeof event.total === 'number') onProgress(event);
   }
 
   #gap(data: string): void {

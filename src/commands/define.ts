@@ -1,12 +1,13 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import type { PermissionRule } from '../auth/permissions.ts';
-import { gameRejected, type BridgeError, type Failure, type Outcome } from '../errors/bridge-error.ts';
+import { gameRejected, type Failure, type Outcome } from '../errors/bridge-error.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import type { FrameJobs, WorldClock } from '../shared/frame.ts';
 import type { GameFunctionName, GameModule } from '../shared/game-module.ts';
 import type { SharedState } from '../shared/layout.ts';
+import type { Progress } from '../shared/progress.ts';
 import type { BridgeInfo } from '../shared/protocol.ts';
 
 export const JSON_SCHEMA_DRAFT = 'https://json-schema.org/draft/2020-12/schema';
@@ -35,6 +36,17 @@ export interface FrameEnv<A> {
    * game code), and a step that settles later gives a promise. The caller checks `name` and `args`.
    */
   runFrame(name: string, args: Record<string, unknown>): Outcome<unknown> | Promise<Outcome<unknown>>;
+  /**
+   * decisions §14: how far the command got, for a caller that asked (a Progress-Token); a no-op
+   * otherwise. Reports are spaced 100 ms apart here, so call it as often as it is cheap to (each
+   * tick, each pulse). It may be called after the frame step returned, until its answer.
+   */
+  progress: Progress;
+  /**
+   * decisions §15: whether a command of another agent waits in the game queue now (the bridge's own
+   * calls do not count). A long step gives way once it has run its slice and this is true.
+   */
+  othersWaiting(): boolean;
 }
 
 /** What a command's own main-loop checks may consult, besides its args and its caller. */
@@ -45,7 +57,7 @@ export interface CheckContext {
     unknownCommand(name: string): Failure;
   };
   /** spec step 4: the turn check for `def` as the session stands at this moment. */
-  checkTurn(def: CommandDef, caller: CallerContext): BridgeError | null;
+  checkTurn(def: CommandDef, caller: CallerContext): Failure | null;
 }
 
 /** What a pool handler gets, on a pool thread. */
@@ -70,6 +82,8 @@ export interface PoolEnv<A> {
   emit(kind: string, fields?: Record<string, unknown>): Promise<void>;
   /** decisions §7: recv_events, answered by the main loop's event history. */
   recvEvents(input: unknown): Promise<unknown>;
+  /** decisions §14: how far the command got (its phases), for a caller that asked; a no-op otherwise. */
+  progress: Progress;
 }
 
 export interface CommandDef<S extends TObject = TObject, R extends TSchema = TSchema> {

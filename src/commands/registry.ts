@@ -1,6 +1,7 @@
-import type { TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import type { Logger } from 'pino';
+import type { PermissionRule } from '../auth/permissions.ts';
 import { createAjv } from '../config/ajv.ts';
 import { nearest } from '../errors/bridge-error.ts';
 import { unknownCommandFailure, type Failure } from '../errors/failures.ts';
@@ -13,7 +14,41 @@ export interface CommandDescriptor {
   description: string;
   requires_main_thread: boolean;
   schema: Record<string, unknown>;
+  /**
+   * Additive (v0.6, decisions §14): the permissions the command needs, every one of `all` and at
+   * least one of `any` (absent: none), so a client can tell which commands a credential may call.
+   */
+  permission?: PermissionRule;
+  /** Additive (v0.6, decisions §14): the result's JSON Schema, described like `schema`. */
+  result_schema?: Record<string, unknown>;
 }
+
+const Schema = Type.Object({}, { additionalProperties: true, description: 'a JSON Schema (draft 2020-12)' });
+const PermissionNames = Type.Array(Type.String());
+
+/** The schema of a command descriptor of /capabilities (what `CommandDescriptor` says, for checks). */
+export const CommandDescriptorSchema = Type.Object({
+  name: Type.String(),
+  category: Type.String(),
+  description: Type.String(),
+  requires_main_thread: Type.Boolean(),
+  schema: Schema,
+  permission: Type.Optional(Type.Object({ all: Type.Optional(PermissionNames), any: Type.Optional(PermissionNames) })),
+  result_schema: Type.Optional(Schema),
+});
+
+/** The schema of the /capabilities object: the spec's fields and the additive ones. */
+export const CapabilitiesObject = Type.Object({
+  mod_version: Type.String(),
+  game_version: Type.String(),
+  engine_version: Type.String(),
+  game_assembly_sha256: Type.String(),
+  commands: Type.Array(CommandDescriptorSchema),
+  disabled_commands: Type.Optional(Type.Array(Type.Object({ name: Type.String(), missing: Type.Array(Type.String()), reason: Type.String() }))),
+  event_kinds: Type.Optional(Type.Array(Type.String())),
+  clock: Type.Optional(Type.Union([Type.Literal('realtime'), Type.Literal('lockstep')])),
+});
+export type CapabilitiesObject = Static<typeof CapabilitiesObject>;
 
 /** A command the loaded game cannot run (spec rule 3), as /capabilities lists it under `disabled_commands`. */
 export interface DisabledCommand {
@@ -74,6 +109,8 @@ export class CommandRegistry {
         description: def.description,
         requires_main_thread: def.runsOnGameThread,
         schema: describeSchema(def.args),
+        permission: def.permission,
+        result_schema: describeSchema(def.result),
       });
     }
   }

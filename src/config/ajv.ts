@@ -5,7 +5,6 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 export function createAjv(options: { useDefaults?: boolean } = {}): Ajv2020 {
   return new Ajv2020({
     allErrors: false,
-    // Stryker disable next-line BooleanLiteral: every schema compiled here today (agents.json, bridge.toml, the 30 command schemas) compiles and validates the same under strict
     strict: false,
     useDefaults: options.useDefaults ?? true,
     coerceTypes: false,

@@ -6,10 +6,12 @@ import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Logger } from 'pino';
 
-/** The files among `paths` that exist and that the group or others may read, with their modes. */
-export function readableByOthers(paths: readonly string[]): Array<{ file: string; mode: string }> {
-  // Stryker disable next-line ConditionalExpression,StringLiteral,ArrayDeclaration: the win32 branch, not reachable where the mutation run runs (Linux)
-  if (process.platform === 'win32') return []; // no POSIX modes to read
+/**
+ * The files among `paths` that exist and that the group or others may read, with their modes.
+ * `platform`: the machine's (a test passes another).
+ */
+export function readableByOthers(paths: readonly string[], platform: NodeJS.Platform = process.platform): Array<{ file: string; mode: string }> {
+  if (platform === 'win32') return []; // no POSIX modes to read
   const found: Array<{ file: string; mode: string }> = [];
   for (const path of paths) {
     let mode = 0; // stays 0 for a file that is absent (agents.json in legacy mode): read by no one

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import toml from 'toml';
 import type { TSchema } from '@sinclair/typebox';
 import { generateToken } from '../auth/token-strength.ts';
-import { LIMITS } from '../limits.ts';
+import { DEFAULT_TIMINGS, LIMITS } from '../limits.ts';
 import { createAjv } from './ajv.ts';
 import type { ClockMode } from '../shared/protocol.ts';
 import { BridgeToml, SECTIONS } from './schema.ts';
@@ -46,6 +46,7 @@ saves_dir = "saves"            # relative to the config dir
 seed = 1234                    # seed of the world generated at startup
 clock = "realtime"             # "realtime", or "lockstep": the world moves only through step (--lockstep)
 max_savepoints = ${LIMITS.maxSavepointsDefault}             # savepoints held in memory at once, ${LIMITS.maxSavepointsMin}..${LIMITS.maxSavepointsMax}
+step_slice_ms = ${DEFAULT_TIMINGS.stepSliceMs}            # a step gives way after this long while another agent's command waits, ${LIMITS.stepSliceMsMin}..${LIMITS.stepSliceMsMax}
 `;
 }
 
@@ -61,8 +62,7 @@ export function loadConfig(configDir: string, overrides: { port?: number; clock?
   let created = false;
   let text: string;
   try {
-    // Stryker disable next-line StringLiteral: read as a Buffer, the text parses the same (toml decodes it as UTF-8) and is not kept
-    text = readFileSync(path, 'utf8');
+    text = readFileSync(path).toString(); // UTF-8
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new ConfigError(`${path}: cannot read: ${(err as Error).message}`);
     text = template(generateToken());
@@ -104,15 +104,17 @@ export function checkConfig(path: string, raw: Record<string, unknown>): BridgeT
   const error = validate.errors![0]!; // Ajv sets its errors whenever it refuses
   const segments = error.instancePath.split('/').filter(Boolean);
   if (error.keyword === 'required') segments.push(String(error.params.missingProperty));
-  // Stryker disable next-line StringLiteral: a TOML document is a table and the schema two levels deep: no top-level error, no deeper key to join
-  const key = segments.length > 1 ? `[${segments[0]}] ${segments.slice(1).join('.')}` : (segments[0] ?? '(top level)');
+  // The schema is two levels deep (sections and their keys), and a TOML document is always a table:
+  // an error names a top-level key, or a section and one of its keys.
+  const [section, inner] = segments as [string, string?];
+  const key = inner === undefined ? section : `[${section}] ${inner}`;
   const schema = schemaAt(segments);
   const value = valueAt(raw, segments);
   // The token is a secret even when mistyped (a stray space, one character off): never echo it.
-  const secret = segments[1] === 'token'; // only [Bridge] has a token (and a host)
+  const secret = inner === 'token'; // only [Bridge] has a token (and a host)
   const shown = value === undefined ? 'is missing' : secret ? 'is not allowed (value not shown)' : `= ${JSON.stringify(value)} is not allowed`;
   let hint = allowedValues(schema);
-  if (segments[1] === 'host') hint += ': the bridge listens on loopback only';
+  if (inner === 'host') hint += ': the bridge listens on loopback only';
   if (secret) hint += ' (delete the key and bridge.toml to get a fresh one)';
   throw new ConfigError(`${path}: ${key} ${shown}; allowed: ${hint}`);
 }

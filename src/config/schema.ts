@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { LIMITS } from '../limits.ts';
+import { DEFAULT_TIMINGS, LIMITS } from '../limits.ts';
 
 // decisions §2: bridge.toml. Defaults and ranges live in the schema; the type comes from it.
 export const BridgeSection = Type.Object(
@@ -33,6 +33,8 @@ export const GameSection = Type.Object(
     // decisions §12: realtime advances the world with the frame timer; lockstep only through `step`.
     clock: Type.Union([Type.Literal('realtime'), Type.Literal('lockstep')], { default: 'realtime' }),
     max_savepoints: Type.Integer({ minimum: LIMITS.maxSavepointsMin, maximum: LIMITS.maxSavepointsMax, default: LIMITS.maxSavepointsDefault }),
+    // decisions §15: a step gives way after this much game-thread time while another agent's command waits.
+    step_slice_ms: Type.Integer({ minimum: LIMITS.stepSliceMsMin, maximum: LIMITS.stepSliceMsMax, default: DEFAULT_TIMINGS.stepSliceMs }),
   },
   { default: {} },
 );

@@ -22,7 +22,8 @@ import {
   sharedNow,
   type SharedState,
 } from '../shared/layout.ts';
-import type { ActionMessage, ActionReply, ClockMode, Place } from '../shared/protocol.ts';
+import type { ActionMessage, ActionReply, ClockMode, Place, ProgressMessage } from '../shared/protocol.ts';
+import { noProgress, spacedProgress, type Progress } from '../shared/progress.ts';
 import type { Collector, PlacedCommand } from '../shared/frame.ts';
 import { hFrameDuration, hFrameItems, hQueueWait, observe } from '../shared/histograms.ts';
 import { JobRegistry } from './jobs.ts';
@@ -71,6 +72,11 @@ export interface DrainerOptions {
   maxSavepoints?: number;
   /** Something went wrong that no command answers for (a clock hook threw). */
   warn?: (message: string) => void;
+  /**
+   * decisions §15: commands the bridge itself sends (its internal frame calls). No agent waits on
+   * them, so they never make a step give way.
+   */
+  bridgeCommands?: ReadonlySet<string>;
 }
 
 /**
@@ -86,7 +92,7 @@ export function createDrainer(options: DrainerOptions): FrameDrainer {
   const emit = options.events?.emit ?? noEmit;
   const { control, entries, startedAt, stats, histograms } = shared;
   let handlerMs = 0; // time spent inside handlers this frame, so the stats count only the dispatcher
-  const inbox = createInbox(port, control);
+  const inbox = createInbox(port, control, entries, options.bridgeCommands ?? NO_COMMANDS);
   const jobs = new JobRegistry(control);
   const game = options.game as Required<GameModule>;
   const places = createPlaces();
@@ -95,16 +101,7 @@ export function createDrainer(options: DrainerOptions): FrameDrainer {
   const publishTick = () => Atomics.store(control, kTick, game.currentTick() | 0);
   const clock = drainerClock(options, game, jobs, publishTick);
 
-  function frameEnv(args: unknown, caller: ActionMessage['caller']): FrameEnv<unknown> {
-    return { game, args, caller, jobs, clock, maxSavepoints, shared, timings, emit, runFrame: (name, input) => runFrame(name, input, caller) };
-  }
-
-  /** FrameEnv.runFrame: command `name`'s frame step inside the running one, with the frame a lone command of that name gets. */
-  function runFrame(name: string, args: Record<string, unknown>, caller: ActionMessage['caller']): Outcome<unknown> | Promise<Outcome<unknown>> {
-    const handler = commands.get(name)?.frame as FrameHandler | undefined;
-    if (!handler) return toFailure(new Error(`no frame handler ${name}.run`));
-    return guarded(handler, frameEnv(args, caller), args);
-  }
+  const frameEnv = frameEnvs({ game, jobs, clock, maxSavepoints, shared, timings, emit }, commands, inbox);
 
   function start(action: ActionMessage, startMs: number): void {
     startedAt[action.cell] = startMs;
@@ -119,7 +116,7 @@ export function createDrainer(options: DrainerOptions): FrameDrainer {
     if (!handler) return finish(toFailure(new Error(`no frame handler ${action.command}.${action.phase}`)));
     // Timed so the stats count only the dispatcher (the steps it runs inside included).
     const handlerStart = now();
-    const outcome = guarded(handler, frameEnv(action.input, action.caller), action.input);
+    const outcome = guarded(handler, frameEnv(action.input, action.caller, progressOf(action, port, now, game)), action.input);
     handlerMs += now() - handlerStart;
     if (outcome instanceof Promise) {
       reportPlaced(clock, action, place, null); // goes on over later ticks (a pulsed run): placed where it started
@@ -172,6 +169,52 @@ export function createDrainer(options: DrainerOptions): FrameDrainer {
   };
 }
 
+type Services = Pick<FrameEnv<unknown>, 'game' | 'jobs' | 'clock' | 'maxSavepoints' | 'shared' | 'timings' | 'emit'>;
+
+/** The FrameEnv of each frame step: the drainer's services, and the entry's args, caller and progress. */
+function frameEnvs(
+  services: Services,
+  commands: ReadonlyMap<string, CommandDef>,
+  inbox: Pick<Inbox, 'othersWaiting'>,
+): (args: unknown, caller: ActionMessage['caller'], progress: Progress) => FrameEnv<unknown> {
+  const { game, jobs, clock, maxSavepoints, shared, timings, emit } = services;
+  /** FrameEnv.runFrame: command `name`'s frame step inside the running one, with the frame a lone command of that name gets. */
+  function runFrame(name: string, args: Record<string, unknown>, caller: ActionMessage['caller']): Outcome<unknown> | Promise<Outcome<unknown>> {
+    const handler = commands.get(name)?.frame as FrameHandler | undefined;
+    if (!handler) return toFailure(new Error(`no frame handler ${name}.run`));
+    // An item's progress is its batch's: the batch reports items done.
+    return guarded(handler, frameEnv(args, caller, noProgress), args);
+  }
+  function frameEnv(args: unknown, caller: ActionMessage['caller'], progress: Progress): FrameEnv<unknown> {
+    return {
+      game,
+      args,
+      caller,
+      jobs,
+      clock,
+      maxSavepoints,
+      shared,
+      timings,
+      emit,
+      progress,
+      runFrame: (name, input) => runFrame(name, input, caller),
+      othersWaiting: () => inbox.othersWaiting(caller.agentId),
+    };
+  }
+  return frameEnv;
+}
+
+/** decisions §14: an entry's reports, spaced on this thread, on the port its answer takes (so none follows the answer). */
+function progressOf(action: ActionMessage, port: MessagePort, now: () => number, game: GameModule): Progress {
+  if (action.progress !== true) return noProgress;
+  const { cell, id } = action;
+  return spacedProgress(
+    (report) => port.postMessage({ kind: 'progress', cell, id, report } satisfies ProgressMessage),
+    now,
+    () => game.currentTick() | 0,
+  );
+}
+
 /** The clock's command hooks (a recorder), for a command's own step; a phase of a pool command is part of that command. */
 function reportPlaced(clock: DrainerClock, action: ActionMessage, place: Place | undefined, outcome: Outcome<unknown> | null): void {
   if (place === undefined || action.phase !== 'run') return;
@@ -203,26 +246,43 @@ function createReplier(port: MessagePort, events: Collector | undefined): (messa
   };
 }
 
-/** The port's queue, with the one entry a full frame held over in front of it (it stays first in line). */
-function createInbox(port: MessagePort, control: Int32Array) {
-  let heldOver: ActionMessage | undefined;
+const NO_COMMANDS: ReadonlySet<string> = new Set();
+
+/**
+ * The port's queue, with the entries taken off the port ahead of their turn in front of it, in
+ * order: the one a full frame held over, and those a step looked at to see who waits (decisions §15).
+ * kQueued counts both, what is on the port and what waits here: every entry not yet drained.
+ */
+type Inbox = ReturnType<typeof createInbox>;
+
+function createInbox(port: MessagePort, control: Int32Array, entries: Int32Array, bridgeCommands: ReadonlySet<string>) {
+  const ahead: ActionMessage[] = [];
+  const receive = (): ActionMessage | undefined => receiveMessageOnPort(port)?.message as ActionMessage | undefined;
   return {
     next(): ActionMessage | undefined {
-      if (heldOver) {
-        const action = heldOver;
-        heldOver = undefined;
-        return action;
-      }
-      const received = receiveMessageOnPort(port);
-      if (received === undefined) return undefined;
-      Atomics.sub(control, kQueued, 1);
-      return received.message as ActionMessage;
+      const action = ahead.length > 0 ? ahead.shift() : receive();
+      if (action !== undefined) Atomics.sub(control, kQueued, 1);
+      return action;
     },
+    /** The entry just taken goes back to the front, not drained: it runs first next time. */
     holdOver(action: ActionMessage): void {
-      heldOver = action;
+      Atomics.add(control, kQueued, 1);
+      ahead.unshift(action);
     },
     get holding(): boolean {
-      return heldOver !== undefined;
+      return ahead.length > 0;
+    },
+    /**
+     * decisions §15: whether an entry of an agent other than `agentId` waits, still queued (not
+     * expired, not dropped for a client gone). What is on the port is taken off it, in order, to be
+     * looked at. The entries here are few: each holds an admission slot, or has expired.
+     */
+    othersWaiting(agentId: string): boolean {
+      // More queued than waits here: the rest is on the port (or about to be: the main loop counts before it posts).
+      if (Atomics.load(control, kQueued) > ahead.length) for (let action = receive(); action !== undefined; action = receive()) ahead.push(action);
+      return ahead.some(
+        (action) => action.caller.agentId !== agentId && !bridgeCommands.has(action.command) && Atomics.load(entries, action.cell) === ENTRY_QUEUED,
+      );
     },
   };
 }

@@ -2,7 +2,8 @@ import type { Outcome } from '../errors/bridge-error.ts';
 import type { CommandDef } from '../commands/define.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import type { Place } from '../shared/protocol.ts';
-import type { QueueAnswer } from './game-queue.ts';
+import type { ProgressSink } from '../shared/progress.ts';
+import type { Client, QueueAnswer } from './game-queue.ts';
 import type { CommandPool, Releasable } from './pool.ts';
 
 export interface Execution {
@@ -24,20 +25,35 @@ export async function execute(
   def: CommandDef,
   args: unknown,
   caller: CallerContext,
-  queue: { submit(command: string, phase: string, input: unknown, caller: CallerContext, items?: number): Promise<QueueAnswer> },
+  queue: {
+    submit(
+      command: string,
+      phase: string,
+      input: unknown,
+      caller: CallerContext,
+      items?: number,
+      progress?: ProgressSink,
+      client?: Client,
+    ): Promise<QueueAnswer>;
+  },
   pool: CommandPool,
   /** The request's admission slot: a pool command may give it back early (a waiting recv_events). */
   slot?: Releasable,
+  /** decisions §14: the request's client; gone before the command started, it never runs. */
+  client?: Client,
+  /** decisions §14: where the command's progress goes (a request with a Progress-Token). */
+  progress?: ProgressSink,
 ): Promise<Execution> {
   if (!def.runsOnGameThread) {
-    const answer = await pool.run({ command: def.name, args, caller }, slot);
+    const answer = await pool.run({ command: def.name, args, caller }, slot, client, progress);
     // A worker that died mid-command (OOM, exit, backstop) ran none of the command's own cleanup.
     if (answer.lost && def.onWorkerLost) await queue.submit(def.name, def.onWorkerLost, null, caller);
     return { outcome: answer.outcome, queueWaitMs: 0, runMs: answer.runMs, settled: null };
   }
-  const framed = await queue.submit(def.name, 'run', args, caller, def.frameItems?.(args as never) ?? 1);
+  const framed = await queue.submit(def.name, 'run', args, caller, def.frameItems?.(args as never) ?? 1, progress, client);
   if (!def.pool || !framed.outcome.ok) return framed;
-  const after = await pool.run({ command: def.name, args, caller, frameValue: framed.outcome.value });
+  // Its frame step ran: the pool step follows whatever the client does (a started command finishes).
+  const after = await pool.run({ command: def.name, args, caller, frameValue: framed.outcome.value }, undefined, undefined, progress);
   const ran: Execution = { outcome: after.outcome, queueWaitMs: framed.queueWaitMs, runMs: framed.runMs + after.runMs, settled: null };
   if (framed.place) ran.place = framed.place;
   return ran;

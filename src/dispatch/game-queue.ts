@@ -3,7 +3,8 @@ import { busyFailure, mainThreadTimeoutFailure, type Failure, type Outcome } fro
 import { LIMITS, type Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { ENTRY_EXPIRED, ENTRY_FREE, ENTRY_QUEUED, ENTRY_STARTED, kQueued, sharedNow, type SharedState } from '../shared/layout.ts';
-import type { ActionMessage, ActionReply, DispatcherPortMessage, EventBatch, Place } from '../shared/protocol.ts';
+import type { ActionMessage, ActionReply, DispatcherPortMessage, EventBatch, Place, ProgressMessage } from '../shared/protocol.ts';
+import type { ProgressSink } from '../shared/progress.ts';
 import { sleep } from '../shared/sleep.ts';
 
 /** What the dispatcher answers for one queued action. */
@@ -23,6 +24,14 @@ export interface QueueAnswer {
   place?: Place;
 }
 
+/**
+ * decisions §14: the client of a request, as far as the dispatcher needs it: whether it has closed
+ * its connection. Node's ServerResponse is one (`destroyed`), so nothing is built per request.
+ */
+export interface Client {
+  readonly destroyed: boolean;
+}
+
 interface Entry {
   id: number;
   cell: number;
@@ -31,10 +40,17 @@ interface Entry {
   /** The deadline, then the backstop: cleared whenever the entry is answered. */
   timer: NodeJS.Timeout | undefined;
   settle: (() => void) | null;
+  /** decisions §14: where the request's progress goes, while it is unanswered. */
+  progress: ProgressSink | undefined;
+  /** decisions §14: the request's client; gone before the entry started, the entry never runs. */
+  client: Client | undefined;
 }
 
 /** An action refused before the game saw it: the client may simply send it again. */
 export const BUSY_MESSAGE = (reason: string) => `${reason}; nothing reached the world, retry later`;
+
+/** decisions §14: what a request whose client went away is answered (nobody reads it; the log line and a keyed retry do). */
+export const DEPARTED_MESSAGE = BUSY_MESSAGE('the client closed its connection before the command started, so it was taken off the queue and never ran');
 
 export const TIMEOUT_MESSAGE = (ms: number) =>
   `the command waited more than ${ms / 1000} s for a game frame and was dropped before it ran; nothing reached the world, retry when the game is responsive`;
@@ -53,6 +69,8 @@ export class GameQueue {
   readonly #free: number[] = [];
   #nextId = 1;
   #closed = false;
+  /** decisions §14: the look for clients gone, armed while an entry with a client is queued. */
+  #sweep: NodeJS.Timeout | null = null;
 
   /**
    * `onEvents` gets the game's event batches (decisions §7): those an answer carries before the
@@ -66,6 +84,7 @@ export class GameQueue {
     for (let cell = LIMITS.dispatcherEntries - 1; cell >= 0; cell--) this.#free.push(cell);
     const onMessage = (message: DispatcherPortMessage) => {
       if ('type' in message) return onEvents(message);
+      if (message.kind === 'progress') return this.#onProgress(message);
       if (message.events) onEvents(message.events);
       this.#onReply(message);
     };
@@ -79,8 +98,12 @@ export class GameQueue {
     return this.#entries.size;
   }
 
-  /** `items`: what it counts against a frame's 256 (decisions §8: an entry's items all run in one frame). */
-  submit(command: string, phase: string, input: unknown, caller: CallerContext, items = 1): Promise<QueueAnswer> {
+  /**
+   * `items`: what it counts against a frame's 256 (decisions §8: an entry's items all run in one
+   * frame). decisions §14: `progress` gets the entry's reports until it is answered; a `client`
+   * gone before the entry started takes it off the queue: it never runs and is answered BUSY.
+   */
+  submit(command: string, phase: string, input: unknown, caller: CallerContext, items = 1, progress?: ProgressSink, client?: Client): Promise<QueueAnswer> {
     if (this.#closed) return Promise.resolve(immediate(busyFailure(BUSY_MESSAGE('the bridge is shutting down'))));
     const cell = this.#free.pop();
     if (cell === undefined) return Promise.resolve(immediate(busyFailure(BUSY_MESSAGE('the dispatcher queue is full'))));
@@ -88,16 +111,19 @@ export class GameQueue {
     const id = this.#nextId++;
     const enqueuedAt = sharedNow();
     return new Promise<QueueAnswer>((resolve) => {
-      const entry: Entry = { id, cell, enqueuedAt, answer: resolve, timer: undefined, settle: null };
+      const entry: Entry = { id, cell, enqueuedAt, answer: resolve, timer: undefined, settle: null, progress, client };
       this.#entries.set(cell, entry);
       Atomics.store(this.#shared.entries, cell, ENTRY_QUEUED);
       Atomics.add(this.#shared.control, kQueued, 1);
       const message: ActionMessage = { cell, id, command, phase, input, caller, enqueuedAt, items };
+      if (progress) message.progress = true;
       this.#port.postMessage(message);
       // decisions §12: a lockstep game thread sleeps on kQueued between commands; after the post, so
       // it finds the message when it wakes. Nobody waits under realtime, and then it costs nothing.
       Atomics.notify(this.#shared.control, kQueued);
       entry.timer = setTimeout(() => this.#onDeadline(entry), this.#timings.queueDeadlineMs);
+      // One look at a time, armed by an entry that has a client (a look too many finds nothing: it only costs a timer).
+      if (client && this.#sweep === null) this.#armSweep();
     });
   }
 
@@ -127,6 +153,40 @@ export class GameQueue {
       await sleep(10);
     }
     clearTimeout(limit);
+  }
+
+  #armSweep(): void {
+    this.#sweep = setTimeout(() => this.#sweepDeparted(), LIMITS.departedSweepMs);
+    this.#sweep.unref();
+  }
+
+  /**
+   * decisions §14: an entry whose client has gone and that has not started is expired, as a late
+   * one is (the same compare-and-swap, so the game thread skips it), and answered BUSY; it frees its
+   * slot with that answer. A look reads one flag per entry: armed again while one is still queued.
+   */
+  #sweepDeparted(): void {
+    this.#sweep = null;
+    // Stryker disable next-line BooleanLiteral: a look too many finds nothing (it only costs a timer)
+    let watching = false;
+    for (const entry of this.#entries.values()) {
+      if (entry.client === undefined || Atomics.load(this.#shared.entries, entry.cell) !== ENTRY_QUEUED) continue;
+      if (!entry.client.destroyed) {
+        watching = true;
+        continue;
+      }
+      if (Atomics.compareExchange(this.#shared.entries, entry.cell, ENTRY_QUEUED, ENTRY_EXPIRED) === ENTRY_QUEUED) {
+        this.#answer(entry, busyFailure(DEPARTED_MESSAGE), sharedNow() - entry.enqueuedAt);
+      }
+    }
+    if (watching) this.#armSweep();
+  }
+
+  /** decisions §14: a report of an entry still unanswered (the game thread's last ones may follow a backstop answer). */
+  #onProgress(message: ProgressMessage): void {
+    const entry = this.#entries.get(message.cell);
+    if (entry === undefined || entry.id !== message.id || entry.answer === null) return;
+    entry.progress?.(message.report);
   }
 
   #onDeadline(entry: Entry): void {

@@ -8,7 +8,8 @@ import type { EventBatch, GameThreadControl, GameThreadData, GameThreadEvent } f
 import { moduleUrl } from '../shared/modules.ts';
 import { sleep } from '../shared/sleep.ts';
 import { startThread } from '../shared/start-thread.ts';
-import { BUSY_MESSAGE, GameQueue, type QueueAnswer } from './game-queue.ts';
+import type { ProgressSink } from '../shared/progress.ts';
+import { BUSY_MESSAGE, GameQueue, type Client, type QueueAnswer } from './game-queue.ts';
 
 const GAME_THREAD = moduleUrl('../../workers/game-thread.ts', import.meta.url);
 
@@ -80,12 +81,13 @@ export class GameThreadHost {
     this.#onRestart = callback;
   }
 
-  submit(command: string, phase: string, input: unknown, caller: CallerContext, items = 1): Promise<QueueAnswer> {
+  /** GameQueue.submit on the running thread's queue (decisions §14: `progress`, `client`). */
+  submit(command: string, phase: string, input: unknown, caller: CallerContext, items = 1, progress?: ProgressSink, client?: Client): Promise<QueueAnswer> {
     if (!this.#running) {
       const message = this.#stopping ? 'the bridge is shutting down' : 'the game thread is restarting';
       return Promise.resolve({ outcome: busyFailure(BUSY_MESSAGE(message)), queueWaitMs: 0, runMs: 0, settled: null });
     }
-    return this.#running.queue.submit(command, phase, input, caller, items);
+    return this.#running.queue.submit(command, phase, input, caller, items, progress, client);
   }
 
   /** Closing, step 1: queued actions are answered BUSY and never run; started ones go on. */

@@ -4,11 +4,13 @@ import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import { moduleUrl } from '../shared/modules.ts';
 import { describeException, toFailure, type Outcome } from '../errors/bridge-error.ts';
-import { mainThreadTimeoutFailure } from '../errors/failures.ts';
+import { busyFailure, mainThreadTimeoutFailure } from '../errors/failures.ts';
 import { LIMITS, type Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { sharedNow, type SharedState } from '../shared/layout.ts';
-import type { BridgeInfo, PoolHello, PoolReply, PoolRequest, PoolTask, PoolWorkerData } from '../shared/protocol.ts';
+import { TASK_DEPARTED, type BridgeInfo, type PoolHello, type PoolReply, type PoolRequest, type PoolTask, type PoolWorkerData } from '../shared/protocol.ts';
+import type { ProgressSink } from '../shared/progress.ts';
+import { DEPARTED_MESSAGE, type Client } from './game-queue.ts';
 import { TimeoutQueue, type QueuedTimeout } from './timeout-queue.ts';
 
 const WORKER = moduleUrl('../../workers/command-worker.ts', import.meta.url);
@@ -72,6 +74,15 @@ export class CommandPool {
   readonly #freeCells = Array.from({ length: LIMITS.poolStartedCells }, (_, i) => LIMITS.poolStartedCells - 1 - i);
   /** Tasks' admission slots, for the event layer (a waiting recv_events gives its slot back). */
   readonly #slots = new Map<number, Releasable>();
+  /** decisions §14: tasks' progress sinks, by task id, while they are unanswered. */
+  readonly #progress = new Map<number, ProgressSink>();
+  /**
+   * decisions §14: per task cell, the client of a task not known to have started, and what answers
+   * its request at once should the client go first. Arrays, so a task costs two stores.
+   */
+  readonly #clients: Array<Client | undefined> = [];
+  readonly #departs: Array<((why: 'departed') => void) | undefined> = [];
+  #sweep: NodeJS.Timeout | null = null;
   /** The tasks' handler backstops, one timer for all. */
   readonly #backstops: TimeoutQueue;
   #nextTaskId = 1;
@@ -118,6 +129,7 @@ export class CommandPool {
             if (this.#pending.has(taskId)) this.#pending.set(taskId, message.threadId);
           },
           (taskId) => this.#slots.get(taskId),
+          (taskId) => this.#progress.get(taskId),
         );
       }
     });
@@ -145,7 +157,7 @@ export class CommandPool {
    * waiting for a frame held a whole thread. The price: terminating a hung task's worker also fails
    * the tasks that share it (GAME_CRASH), once a task has hung for the whole backstop.
    */
-  async run(task: Omit<PoolTask, 'taskId' | 'deadline' | 'startedCell'>, slot?: Releasable): Promise<PoolAnswer> {
+  async run(task: Omit<PoolTask, 'taskId' | 'deadline' | 'startedCell'>, slot?: Releasable, client?: Client, progress?: ProgressSink): Promise<PoolAnswer> {
     const t0 = performance.now();
     const taskId = this.#nextTaskId++;
     const backstopMs = this.#timings.handlerBackstopMs;
@@ -153,18 +165,32 @@ export class CommandPool {
     // Only a task without a started cell says who runs it by message (every cell taken: rare).
     if (startedCell < 0) this.#pending.set(taskId, null);
     if (slot) this.#slots.set(taskId, slot);
+    if (progress) this.#progress.set(taskId, progress);
     let backstop: QueuedTimeout | undefined;
     // Field by field, not a spread: a spread literal costs a runtime call per field after it.
     const message: PoolTask = { command: task.command, args: task.args, caller: task.caller, taskId, startedCell, deadline: sharedNow() + backstopMs };
     if ('frameValue' in task) message.frameValue = task.frameValue;
+    if (progress) message.progress = true;
     const running = this.#pool.run(message) as Promise<Outcome<unknown>>;
     let settled = true;
     try {
-      // One promise for the answer or the backstop, whichever comes first (cheaper than a race).
-      const first = await new Promise<Outcome<unknown> | 'backstop'>((resolve, reject) => {
+      // One promise for the answer, the backstop or the client gone, whichever comes first (cheaper than a race).
+      const first = await new Promise<Outcome<unknown> | 'backstop' | 'departed'>((resolve, reject) => {
         backstop = this.#backstops.set(t0, () => resolve('backstop'));
+        // decisions §14: a task whose client leaves before it started never starts (a task without a
+        // cell, every cell taken, cannot be withdrawn: it runs).
+        if (client !== undefined && startedCell >= 0) {
+          this.#clients[startedCell] = client;
+          this.#departs[startedCell] = resolve;
+          if (this.#sweep === null) this.#armSweep();
+        }
         running.then(resolve, reject);
       });
+      if (first === 'departed') {
+        // The cell is claimed: the task, once a worker takes it, finds it so and returns at once.
+        settled = false;
+        return { outcome: busyFailure(DEPARTED_MESSAGE), runMs: performance.now() - t0, lost: false };
+      }
       if (first !== 'backstop') return { outcome: first, runMs: performance.now() - t0, lost: false };
       // A task still queued skips itself (its deadline has passed); a started one goes with its worker.
       const threadId = startedCell >= 0 ? Atomics.load(this.#startedBy, startedCell) || null : this.#pending.get(taskId);
@@ -186,7 +212,10 @@ export class CommandPool {
       if (backstop) this.#backstops.clear(backstop);
       if (startedCell < 0) this.#pending.delete(taskId);
       this.#slots.delete(taskId);
+      if (progress) this.#progress.delete(taskId);
       if (startedCell >= 0) {
+        this.#clients[startedCell] = undefined;
+        this.#departs[startedCell] = undefined;
         const free = () => {
           this.#startedBy[startedCell] = 0;
           this.#freeCells.push(startedCell);
@@ -198,13 +227,56 @@ export class CommandPool {
   }
 
   async destroy(): Promise<void> {
+    if (this.#sweep) clearTimeout(this.#sweep);
+    this.#sweep = null;
     await this.#pool.destroy();
+  }
+
+  #armSweep(): void {
+    this.#sweep = setTimeout(() => this.#sweepDeparted(), LIMITS.departedSweepMs);
+    this.#sweep.unref();
+  }
+
+  /**
+   * decisions §14: a task whose client has gone and that no worker has started is withdrawn: its
+   * cell is claimed by compare-and-swap (the worker claims it the same way as it starts the task,
+   * so exactly one side wins) and its request answered now, which frees its slot. Armed again while
+   * a watched task has not started.
+   */
+  #sweepDeparted(): void {
+    this.#sweep = null;
+    let watching = false;
+    for (let cell = 0; cell < this.#clients.length; cell++) {
+      const client = this.#clients[cell];
+      if (client === undefined) continue;
+      if (Atomics.load(this.#startedBy, cell) !== 0) {
+        this.#clients[cell] = undefined; // started: it finishes, whatever its client does
+        continue;
+      }
+      if (!client.destroyed) {
+        watching = true;
+        continue;
+      }
+      if (Atomics.compareExchange(this.#startedBy, cell, 0, TASK_DEPARTED) === 0) {
+        this.#clients[cell] = undefined;
+        this.#departs[cell]?.('departed');
+      }
+    }
+    if (watching) this.#armSweep();
   }
 }
 
-function serveRpc(port: MessagePort, hooks: PoolHooks, started: (taskId: number) => void, slotOf: (taskId: number) => Releasable | undefined): void {
+function serveRpc(
+  port: MessagePort,
+  hooks: PoolHooks,
+  started: (taskId: number) => void,
+  slotOf: (taskId: number) => Releasable | undefined,
+  progressOf: (taskId: number) => ProgressSink | undefined,
+): void {
   port.on('message', (request: PoolRequest) => {
     if (request.op === 'started') return started(request.taskId);
+    // decisions §14: a report of a task still unanswered; no reply.
+    if (request.op === 'progress') return progressOf(request.taskId)?.(request.report);
     const pending =
       request.op === 'frame'
         ? hooks.frame(request.command, request.phase, request.input, request.caller)

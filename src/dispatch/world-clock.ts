@@ -9,6 +9,8 @@ export interface DrainerClock extends WorldClock {
   afterFrame(): void;
   /** The drainer: a command kept its place; runs the command hooks. */
   commandPlaced(command: PlacedCommand): void;
+  /** The game thread stops: runs the close hooks; resolves once what they returned has settled. */
+  close(): Promise<void>;
 }
 
 /**
@@ -16,30 +18,33 @@ export interface DrainerClock extends WorldClock {
  * list as it stood. A hook that throws is removed and reported, and never stops the others.
  */
 class Hooks<A extends unknown[]> {
-  #hooks: Array<(...args: A) => void> = [];
+  #hooks: Array<(...args: A) => unknown> = [];
   readonly #warn: (message: string) => void;
 
   constructor(warn: (message: string) => void) {
     this.#warn = warn;
   }
 
-  add(hook: (...args: A) => void): () => void {
+  add(hook: (...args: A) => unknown): () => void {
     this.#hooks = [...this.#hooks, hook];
     return () => this.#remove(hook);
   }
 
-  run(...args: A): void {
+  /** Runs every hook; returns what they returned. */
+  run(...args: A): unknown[] {
+    const results: unknown[] = [];
     for (const hook of this.#hooks) {
       try {
-        hook(...args);
+        results.push(hook(...args));
       } catch (err) {
         this.#remove(hook);
         this.#warn(`a clock hook threw and was removed: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
+    return results;
   }
 
-  #remove(hook: (...args: A) => void): void {
+  #remove(hook: (...args: A) => unknown): void {
     this.#hooks = this.#hooks.filter((h) => h !== hook);
   }
 }
@@ -56,6 +61,7 @@ export function createWorldClock(options: {
   const ticks = new Hooks<Parameters<TickHook>>(warn);
   const swaps = new Hooks<[]>(warn);
   const commands = new Hooks<Parameters<CommandHook>>(warn);
+  const closing = new Hooks<[]>(warn);
   let lastTick = options.currentTick();
 
   const ticked = (tick: number, movedBy: 'command' | 'frame') => {
@@ -78,6 +84,10 @@ export function createWorldClock(options: {
       // The new world's tick is where it starts, not a tick that ran.
       lastTick = options.currentTick();
       swaps.run();
+    },
+    onClose: (hook) => closing.add(hook),
+    async close() {
+      await Promise.allSettled(closing.run());
     },
   };
 }

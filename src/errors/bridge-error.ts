@@ -125,11 +125,6 @@ export function failureOf(err: BridgeError): Failure {
   return failureWith(err.code, err.message, err.exception, err.didYouMean);
 }
 
-/** failureOf for a check that answers null when it passes. */
-export function failureOrNull(err: BridgeError | null): Failure | null {
-  return err ? failureOf(err) : null;
-}
-
 /** The throwable form of a failure: `throw errorOf(busyFailure('...'))`. */
 export function errorOf(failure: Failure): BridgeError {
   const extra: { exception?: ExceptionInfo; didYouMean?: string[] } = {};

@@ -9,7 +9,9 @@ import { PERMISSIONS } from '../auth/permissions.ts';
 import { LIMITS } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { isoTime } from '../shared/iso-time.ts';
+import type { ProgressReport } from '../shared/progress.ts';
 import { canSee, READ_ALL_ONLY, type Restriction } from './audience.ts';
+import { PROGRESS_KIND } from './kinds.ts';
 import type { EventBatch } from '../shared/protocol.ts';
 import { StoredEvent, type EventFields } from './event.ts';
 import { EventRing } from './ring.ts';
@@ -74,6 +76,22 @@ interface VisibleMark {
 }
 
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
+
+/** A progress event's SSE frame: `event:` and `data:`, no `id:` (it has no seq). */
+function progressFrame(token: string, command: string, report: ProgressReport): Uint8Array {
+  const event: Record<string, unknown> = {
+    kind: PROGRESS_KIND,
+    tick: report.tick,
+    at_utc: isoTime(Math.round(report.at)),
+    kingdom_ids: NO_KINGDOMS,
+    progress_token: token,
+    name: command,
+    done: report.done,
+    total: report.total,
+  };
+  if (report.phase !== undefined) event.phase = report.phase;
+  return Buffer.from(`event: ${PROGRESS_KIND}\ndata: ${JSON.stringify(event)}\n\n`);
+}
 /** The first window of the backward look for the last visible event; each next one is 4 times wider. */
 const FIRST_LOOK_BACK = 64;
 
@@ -202,6 +220,22 @@ export class EventHub {
   emit(kind: string, fields?: EventFields, kingdomIds: readonly number[] = NO_KINGDOMS, restrict: Restriction | null = null): void {
     const event = this.#store(kind, this.#tick(), isoTime(), kingdomIds, fields, restrict);
     this.#fanOut([event]);
+  }
+
+  /**
+   * decisions §14: how far `caller`'s running command got. Live only: never numbered or kept, so it
+   * takes no seq and never makes a gap; offered to that agent's own streams alone, and only to those
+   * whose kinds= names `progress` (a stream without a filter, as every client before v0.6 opened
+   * one, never gets it). recv_events never returns it.
+   */
+  progress(caller: CallerContext, token: string, command: string, report: ProgressReport): void {
+    let frame: Uint8Array | null = null;
+    for (const subscriber of this.#subscribers) {
+      const kinds = subscriber.kinds;
+      if (kinds === null || !kinds.has(PROGRESS_KIND) || subscriber.caller.agentId !== caller.agentId) continue;
+      frame ??= progressFrame(token, command, report);
+      subscriber.offerRaw(frame);
+    }
   }
 
   /** decisions §10: what agents.json reload emits, seen by read_all holders only. */

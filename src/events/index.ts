@@ -16,6 +16,8 @@ import { EventHub, NO_KINGDOMS, type RecvArgs } from './hub.ts';
 import { watchObjectives, type ObjectiveWatch } from './objectives.ts';
 import { eventsRoutes } from './routes.ts';
 import type { EventBatch } from '../shared/protocol.ts';
+import type { ProgressChannel } from '../shared/progress.ts';
+import { progressChannel } from './progress.ts';
 
 export { EventHub } from './hub.ts';
 
@@ -25,8 +27,10 @@ export interface EventLayer {
   readonly routes: Hono<Env>;
   /** Told of every answer: a `command` audit event per POST /cmd answer but refusals. */
   readonly audit: AnswerObserver;
-  /** Its part of the HTTP app (createApp's entries): GET /events, and the audit of POST /cmd's answers. */
+  /** Its part of the HTTP app (createApp's entries): GET /events, the audit of POST /cmd's answers, and its progress channel. */
   readonly entry: AppEntry;
+  /** decisions §14: where POST /cmd's progress goes: the calling agent's own streams. */
+  readonly progress: ProgressChannel;
   /**
    * The game's declared kinds (its `eventKinds`) and their fog (its `eventFog`): checked, warned
    * about, added. Returns /capabilities event_kinds.
@@ -77,18 +81,22 @@ export function createEvents(options: { history: number; maxStreams: number; mul
     if (path !== '/cmd' || !isAudited(line.status)) return;
     const request = c.get('cmdRequest');
     // recv_events is not audited: a long-poll that saw its own audit record would never wait.
-    if (request?.name === 'recv_events') return;
+    // whoami neither: it reads only the caller's own credential, and gcb mcp asks it every second
+    // to follow that credential's permissions (decisions §14), which would flood the history.
+    if (request?.name === 'recv_events' || request?.name === 'whoami') return;
     const agentId = c.get('caller').agentId;
     const record = commandRecord(agentId, request, line, line.ms, c.get('place'));
     hub.emit('command', record, NO_KINGDOMS, audienceOf(agentId));
   };
 
   const routes = eventsRoutes(hub);
+  const progress = progressChannel((caller, token, command, report) => hub.progress(caller, token, command, report));
   return {
     hub,
     routes,
     audit,
-    entry: { routes, onAnswered: audit },
+    progress,
+    entry: { routes, onAnswered: audit, progress },
     setGameKinds(declared, declaredFog) {
       const { kinds, ignored } = checkDeclaredKinds(declared);
       for (const { kind, reason } of ignored) log.warn({ kind: kind.slice(0, 64) }, `the game's eventKinds entry '${kind.slice(0, 64)}' is ignored: ${reason}`);

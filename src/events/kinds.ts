@@ -4,6 +4,9 @@
 /** Emitted on the game thread by the bridge's command code, for every game (decisions §7). */
 export const FRAME_KINDS = ['world_generated', 'world_loaded', 'world_saved', 'rewound', 'record_stopped'] as const;
 
+/** decisions §14: the kind of a running command's progress. */
+export const PROGRESS_KIND = 'progress';
+
 /**
  * Emitted by the main loop only. A game may not emit them: their audiences are special
  * (`message`, `command`, `agents_*`) or they report state the game does not own.
@@ -17,6 +20,9 @@ export const MAIN_LOOP_KINDS = [
   // decisions §10: live agents.json reload; read_all holders only.
   'agents_reloaded',
   'agents_reload_failed',
+  // decisions §14: a running command's progress, live only (no seq, never kept), to its caller's
+  // streams that name it in kinds=.
+  PROGRESS_KIND,
 ] as const;
 
 export const BRIDGE_KINDS: readonly string[] = [...FRAME_KINDS, ...MAIN_LOOP_KINDS];

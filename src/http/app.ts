@@ -1,6 +1,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { toFailure } from '../errors/bridge-error.ts';
 import { unknownCommandFailure } from '../errors/failures.ts';
+import type { ProgressChannel } from '../shared/progress.ts';
 import { authenticate, type AuthenticateDeps, type Guard } from './authenticate.ts';
 import type { AppContext, Env } from './context.ts';
 import { fail } from './respond.ts';
@@ -27,6 +28,11 @@ export interface AppEntry {
    * (decisions §9 metrics, the `command` audit record of POST /cmd).
    */
   onAnswered?: AnswerObserver;
+  /**
+   * decisions §14: where the progress of a POST /cmd with a Progress-Token goes (the event layer's
+   * streams). The first entry that offers one serves; with none, the header is only checked.
+   */
+  progress?: ProgressChannel;
 }
 
 export interface AppDeps extends AuthenticateDeps, CmdDeps, HealthDeps {
@@ -55,7 +61,7 @@ export function createApp(deps: AppDeps, entries: readonly AppEntry[] = []): Hon
   mountWith(capabilitiesRoutes(deps.capabilities));
   mountWith(healthRoutes(deps));
   for (const entry of all) if (entry.routes) mountWith(entry.routes);
-  mountWith(cmdRoutes(deps));
+  mountWith(cmdRoutes(deps, all.find((entry) => entry.progress)?.progress));
 
   // decisions §5: any other path or method, after authentication.
   app.notFound(

@@ -9,9 +9,10 @@ import type { CommandRequest } from './body.ts';
 /**
  * One log line per request: agent, command, status, code, waits and run time. `rid`, `method`,
  * `path` and `code` are written into the line without escaping (request-line.ts), so each must hold
- * no `"`, `\` or control character: a request id of requestId()'s shape or a UUID, a method Node's
- * parser (or the web Request) accepted as an HTTP token, a path of the credential check's fixed set,
- * an ErrorCode.
+ * no `"`, `\` or control character, and (so that a line with ASCII names can be copied as bytes)
+ * nothing beyond ASCII: a request id of requestId()'s shape or a UUID, a method Node's parser (or
+ * the web Request) accepted as an HTTP token, a path of the credential check's fixed set, an
+ * ErrorCode.
  */
 export interface RequestLog {
   rid: string;

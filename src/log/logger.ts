@@ -1,5 +1,6 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { LIMITS } from '../limits.ts';
+import { BatchedWriter } from './batched-writer.ts';
 
 export type { Logger };
 
@@ -38,32 +39,22 @@ export function rawStreamOf(log: Logger): DestinationStream | null {
   return OWN.has(log) ? ((log as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym] ?? null) : null;
 }
 
+let stderr: BatchedWriter | null = null;
+
 /**
  * decisions §10: request lines stay asynchronous and batched (4 KiB a write under load), but none
  * waits longer than `LIMITS.logFlushMs`: the first line written after a flush arms one timer that
- * flushes what has collected by then (half the limit, so a slow write still lands in time). The
- * per-line cost is one comparison. pino flushes the rest synchronously on process exit.
+ * flushes what has collected by then (half the limit, so a slow write still lands in time). One
+ * writer for the process's stderr, whatever number of loggers write to it (a test process starts
+ * hundreds of bridges), flushed synchronously when the process exits.
  */
 function stderrDestination(): DestinationStream {
-  const boom = pino.destination({ dest: 2, sync: false, minLength: 4096 });
-  let timer: NodeJS.Timeout | null = null;
-  const flush = () => {
-    timer = null;
-    try {
-      boom.flush();
-    } catch {
-      // Destroyed (stderr closed): nothing to write to.
-    }
-  };
-  const write = boom.write.bind(boom);
-  boom.write = (chunk: string): boolean => {
-    if (timer === null) {
-      timer = setTimeout(flush, LIMITS.logFlushMs / 2);
-      timer.unref();
-    }
-    return write(chunk);
-  };
-  return boom;
+  if (stderr === null) {
+    const writer = new BatchedWriter(2, { minLength: 4096, flushWithinMs: LIMITS.logFlushMs / 2 });
+    process.on('exit', () => writer.flushSync());
+    stderr = writer;
+  }
+  return stderr;
 }
 
 /**

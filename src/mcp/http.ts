@@ -1,18 +1,24 @@
 // gcb mcp --http: the MCP streamable HTTP transport on loopback. One MCP server serves several
 // agents: each session is bound to the bearer token of its initialize request, forwards it on every
-// bridge call, and only that token may use the session afterwards.
+// bridge call, and only that token may use the session afterwards. The sessions of one token share
+// its credential (credential.ts): what it may call, its event stream, its share of every store.
+// Streams resume (decisions §14): each SSE stream opens with a priming event (an id, empty data) and
+// a `retry`, and a client reconnecting with Last-Event-ID gets what it missed (stream-store.ts).
 import { randomUUID, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CappedLeases, isRefusal, type Taker } from '../admission/capped-leases.ts';
+import { CappedLeases, isRefusal } from '../admission/capped-leases.ts';
 import { presentedToken, sha256 } from '../auth/credentials.ts';
 import { createHostCheck, originAllowed } from '../auth/host-origin.ts';
 import { BridgeClient, type ClientOptions } from '../client/client.ts';
 import { BridgeCallError, BridgeConnectionError } from '../client/errors.ts';
-import { createMcpServer } from './server.ts';
-import { DEFAULT_TOOL_PREFIX } from './tools.ts';
+import { LIMITS } from '../limits.ts';
+import { Credential, subscriptionPool } from './credential.ts';
+import { createMcpSession } from './server.ts';
+import type { SessionStreams } from './stream-store.ts';
+import { DEFAULT_TOOL_PREFIX } from './tool-names.ts';
 
 export const DEFAULT_MCP_PORT = 8724;
 export const MCP_PATH = '/mcp';
@@ -53,7 +59,13 @@ interface Session {
   /** SHA-256 of the session's token: the only token that may use the session. */
   digest: Buffer;
   lastActive: number;
+  streams: SessionStreams;
 }
+
+/** The SDK's id for a session's standalone (GET) SSE stream, which it does not prime itself. */
+const STANDALONE_STREAM = '_GET_stream';
+/** The first protocol revision whose clients take an event with empty data (a priming event). */
+const PRIMING_REVISION = '2025-11-25';
 
 export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHttpHandle> {
   const log = options.log ?? ((line: string) => void process.stderr.write(`gcb mcp: ${line}\n`));
@@ -82,6 +94,9 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     if (!timingSafeEqual(session.digest, sha256(token)))
       return reject(res, 401, 'this session was opened with another token', { 'www-authenticate': 'Bearer' });
     session.lastActive = Date.now();
+    if (req.method === 'GET' && header(req, 'last-event-id') === undefined && (header(req, 'mcp-protocol-version') ?? '') >= PRIMING_REVISION) {
+      primeStream(res, () => session.streams.prime(STANDALONE_STREAM));
+    }
     await session.transport.handleRequest(req, res);
   };
 
@@ -122,7 +137,12 @@ function sessionOpener(options: McpHttpOptions, sessions: Map<string, Session>, 
   // Sessions counted the moment their check passes (opening or open), in all, per agent and for
   // agents without read_all, so parallel initialize requests cannot all pass a check made before an
   // await.
-  const sessionLeases = new CappedLeases(options.maxSessions ?? 64, { noun: 'MCP sessions', cap: 'gcb mcp --http', freeOne: `close one (DELETE ${MCP_PATH})` });
+  const sessionLeases = new CappedLeases(options.maxSessions ?? LIMITS.mcpSessionsMax, {
+    noun: 'MCP sessions',
+    cap: 'gcb mcp --http',
+    freeOne: `close one (DELETE ${MCP_PATH})`,
+  });
+  const credentials = new Credentials();
 
   return async (req, res, token) => {
     if (req.method !== 'POST') return reject(res, 400, 'no Mcp-Session-Id: a session starts with a POST of initialize');
@@ -133,35 +153,90 @@ function sessionOpener(options: McpHttpOptions, sessions: Map<string, Session>, 
     const full = sessionLeases.whenFull();
     if (full) return busy(full.message);
 
-    const client = new BridgeClient({ ...options.clientOptions, url: options.bridgeUrl, token });
     const digest = sha256(token);
-    const known = await identify(client, digest);
-    if (known instanceof Refusal) return reject(res, known.status, known.message, known.headers);
+    const key = digest.toString('hex');
+    const held = await credentials.hold(key, () => new BridgeClient({ ...options.clientOptions, url: options.bridgeUrl, token }));
+    if (held instanceof Refusal) return reject(res, held.status, held.message, held.headers);
+    const { credential } = held;
     // No await from this check to the count it makes (decisions §10).
-    const lease = sessionLeases.take(known.taker);
-    if (isRefusal(lease)) return busy(lease.message);
+    const lease = sessionLeases.take(credential.taker(key));
+    if (isRefusal(lease)) {
+      held.release();
+      return busy(lease.message);
+    }
 
-    const server = createMcpServer({ client, capabilities: known.capabilities, prefix });
+    const streams = credential.streams.forSession();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server, digest, lastActive: Date.now() });
+        sessions.set(id, { transport, server: session.server, digest, lastActive: Date.now(), streams });
         log(`session ${id.slice(0, 8)} opened (${sessions.size} open)`);
       },
+      eventStore: streams,
+      retryInterval: LIMITS.mcpSseRetryMs,
     });
-    transport.onclose = () => {
+    const session = createMcpSession({ credential, prefix, tokenDigest: key, sessionId: () => transport.sessionId });
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
       lease.release();
+      session.dispose();
+      streams.drop();
+      held.release();
+    };
+    transport.onclose = () => {
+      end();
       const id = transport.sessionId;
       if (id !== undefined && sessions.delete(id)) log(`session ${id.slice(0, 8)} closed (${sessions.size} open)`);
     };
     try {
-      await server.connect(transport);
+      await session.server.connect(transport);
       await transport.handleRequest(req, res, body);
     } finally {
-      // An initialize that never became a session gives its count back.
-      if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) lease.release();
+      // An initialize that never became a session gives back what it took.
+      if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) end();
     }
   };
+}
+
+/**
+ * The credentials of open sessions, by token digest: the first session of a token reads what it
+ * may call; each next one reads it again (a session lists what its credential may call when it
+ * starts); the last one to go closes it.
+ */
+class Credentials {
+  readonly #held = new Map<string, { credential: Promise<Credential>; users: number }>();
+  readonly #pool = subscriptionPool();
+
+  async hold(key: string, client: () => BridgeClient): Promise<{ credential: Credential; release(): void } | Refusal> {
+    let entry = this.#held.get(key);
+    const fresh = entry === undefined;
+    if (entry === undefined) {
+      entry = { credential: Credential.open(client(), this.#pool), users: 0 };
+      this.#held.set(key, entry);
+    }
+    const held = entry;
+    held.users++;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      if (--held.users > 0) return;
+      if (this.#held.get(key) === held) this.#held.delete(key);
+      void held.credential.then((credential) => credential.close()).catch(() => undefined);
+    };
+    try {
+      const credential = await held.credential;
+      if (!fresh) await credential.refresh();
+      return { credential, release };
+    } catch (err) {
+      // A refused open is not kept: the next initialize asks the bridge again.
+      if (this.#held.get(key) === held) this.#held.delete(key);
+      release();
+      return refusalOf(err);
+    }
+  }
 }
 
 /** An answer that refuses the initialize request. */
@@ -173,30 +248,26 @@ class Refusal {
   ) {}
 }
 
-type Capabilities = Awaited<ReturnType<BridgeClient['capabilities']>>;
+/** The answer to an initialize whose token the bridge refused, or whose bridge did not answer. */
+function refusalOf(err: unknown): Refusal {
+  if (err instanceof BridgeCallError && err.code === 'UNAUTHORIZED') return new Refusal(401, 'the bridge refused this token', { 'www-authenticate': 'Bearer' });
+  if (err instanceof BridgeCallError || err instanceof BridgeConnectionError) return new Refusal(502, err.message);
+  throw err;
+}
 
 /**
- * The session's own token reads /capabilities: it proves the token before the session exists, and
- * the tool list is the one this bridge serves now. /health says whether the bridge is in
- * multi-agent mode, where one agent gets at most half of the sessions; whoami names the agent (all
- * its tokens share its half) and whether it holds read_all (the kept quarter).
+ * A new GET stream's priming event (decisions §14): an id to resume from and the `retry` to wait,
+ * written right after the answer's head, before anything the SDK writes (it primes only the
+ * streams of POST requests).
  */
-async function identify(client: BridgeClient, digest: Buffer): Promise<{ capabilities: Capabilities; taker: Taker } | Refusal> {
-  try {
-    const capabilities = await client.capabilities();
-    const [health, who] = await Promise.all([client.health(), whoami(client)]);
-    const multiAgent = health.multi_agent;
-    // While the kill switch is off POST /cmd answers DISABLED: the token then stands for its agent,
-    // and only legacy mode's one credential, which holds every permission, counts as read_all, so
-    // the kept quarter is never handed out on a guess.
-    const taker = who ?? { agentId: `token ${digest.toString('hex')}`, readAll: !multiAgent };
-    return { capabilities, taker: { ...taker, multiAgent } };
-  } catch (err) {
-    if (err instanceof BridgeCallError && err.code === 'UNAUTHORIZED')
-      return new Refusal(401, 'the bridge refused this token', { 'www-authenticate': 'Bearer' });
-    if (err instanceof BridgeCallError || err instanceof BridgeConnectionError) return new Refusal(502, err.message);
-    throw err;
-  }
+function primeStream(res: ServerResponse, primingId: () => string): void {
+  const writeHead = res.writeHead.bind(res) as (status: number, headers?: OutgoingHttpHeaders) => ServerResponse;
+  res.writeHead = ((status: number, headers?: OutgoingHttpHeaders) => {
+    const written = writeHead(status, headers);
+    const type = headers === undefined ? undefined : Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+    if (status === 200 && String(type).startsWith('text/event-stream')) res.write(`id: ${primingId()}\nretry: ${LIMITS.mcpSseRetryMs}\ndata: \n\n`);
+    return written;
+  }) as typeof res.writeHead;
 }
 
 /** Listens on 127.0.0.1 (port 0 picks a free one) and returns the port it got. */
@@ -222,17 +293,6 @@ function startReaper(sessions: ReadonlyMap<string, Session>, idleTimeoutMs: numb
   );
   reaper.unref();
   return reaper;
-}
-
-/** The token's agent and whether it holds read_all; null while the bridge is disabled. */
-async function whoami(client: BridgeClient): Promise<{ agentId: string; readAll: boolean } | null> {
-  try {
-    const who = await client.call('whoami');
-    return { agentId: who.agent_id, readAll: who.permissions.includes('read_all') };
-  } catch (err) {
-    if (err instanceof BridgeCallError && err.code === 'DISABLED') return null;
-    throw err;
-  }
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

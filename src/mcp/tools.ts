@@ -1,38 +1,101 @@
-// Bridge commands as MCP tools: one per command in GET /capabilities plus one for capabilities
-// itself (36 with every command enabled: the spec's 29, recv_events, batch and the 5 research
-// commands). Schemas and descriptions are served as the bridge gives them; results and error
-// envelopes become tool results a model can read and act on.
+// Bridge commands as MCP tools: one per command in GET /capabilities that the credential may call,
+// plus one for capabilities itself (39 with every command enabled and every permission: the
+// spec's 29, recv_events, batch, observe and the 7 research commands). Input and output schemas
+// and descriptions are served as the bridge gives them; results and error envelopes become tool
+// results a model can read and act on, whose structuredContent conforms to the tool's outputSchema.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Capabilities } from '../client/client.ts';
+import { missingPermission } from '../auth/permissions.ts';
+import type { Capabilities, CommandDescriptor } from '../client/client.ts';
 import type { BridgeCallError } from '../client/errors.ts';
+import { CapabilitiesObject } from '../commands/registry.ts';
 import { unknownCommandFailure } from '../errors/failures.ts';
 
-/** Prompts written for the original WorldBox bridge call its tools worldbox_<command>. */
-export const DEFAULT_TOOL_PREFIX = 'worldbox_';
-/** The tool for GET /capabilities: `<prefix>capabilities`. */
-export const CAPABILITIES_TOOL = 'capabilities';
+import { CAPABILITIES_TOOL } from './tool-names.ts';
 
-/** Keeps `<prefix><command>` inside the tool-name rules clients enforce ([A-Za-z0-9_-], at most 64). */
-export const TOOL_PREFIX_PATTERN = /^[A-Za-z0-9_-]{0,32}$/;
+export { CAPABILITIES_TOOL, DEFAULT_TOOL_PREFIX, TOOL_PREFIX_PATTERN } from './tool-names.ts';
 
 /** Commands that only read (annotations.readOnlyHint), so a client may run them without asking. */
 const READ_ONLY_CATEGORIES = new Set(['discovery', 'read']);
 const READ_ONLY_COMMANDS = new Set(['health', 'whoami', 'session_info', 'objective_status', 'recv_messages']);
 
-export function toolsFor(caps: Capabilities, prefix: string): Tool[] {
-  const tools: Tool[] = caps.commands.map((command) => ({
-    name: `${prefix}${command.name}`,
-    description: command.description,
-    inputSchema: command.schema as Tool['inputSchema'],
-    annotations: { readOnlyHint: READ_ONLY_CATEGORIES.has(command.category) || READ_ONLY_COMMANDS.has(command.name), openWorldHint: false },
-  }));
+/**
+ * Whether a credential with permission `mask` may call the command (decisions §14): null (the
+ * legacy token, or a bridge that cannot say now) may call everything, and so may any credential
+ * for a command whose descriptor names no permission (a bridge older than v0.6).
+ */
+export function mayCall(command: CommandDescriptor, mask: number | null): boolean {
+  return mask === null || command.permission === undefined || missingPermission(command.permission, mask) === null;
+}
+
+export function toolsFor(caps: Capabilities, prefix: string, mask: number | null = null): Tool[] {
+  const tools: Tool[] = [];
+  for (const command of caps.commands) {
+    if (!mayCall(command, mask)) continue;
+    const tool: Tool = {
+      name: `${prefix}${command.name}`,
+      description: command.description,
+      inputSchema: command.schema as Tool['inputSchema'],
+      annotations: { readOnlyHint: READ_ONLY_CATEGORIES.has(command.category) || READ_ONLY_COMMANDS.has(command.name), openWorldHint: false },
+    };
+    if (command.result_schema !== undefined) tool.outputSchema = outputSchema(command.result_schema);
+    tools.push(tool);
+  }
   tools.push({
     name: `${prefix}${CAPABILITIES_TOOL}`,
-    description: 'The bridge, game and engine versions, and every enabled command with its category, description and args JSON Schema.',
+    description:
+      'The bridge, game and engine versions, and every enabled command with its category, description, the permissions it ' +
+      'needs, and its args and result JSON Schemas.',
     inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    outputSchema: outputSchema(CAPABILITIES_SCHEMA),
     annotations: { readOnlyHint: true, openWorldHint: false },
   });
   return tools;
+}
+
+const CAPABILITIES_SCHEMA = JSON.parse(JSON.stringify(CapabilitiesObject)) as Record<string, unknown>;
+
+/** The structuredContent of an error result: the envelope's error, as a model reads it. */
+const ERROR_RESULT: Record<string, unknown> = {
+  type: 'object',
+  description: 'an error result (isError: true): the bridge’s code and message, with did_you_mean and exception when it gave them',
+  properties: {
+    code: { type: 'string' },
+    message: { type: 'string' },
+    did_you_mean: { type: 'array', items: { type: 'string' } },
+    exception: { type: 'object' },
+    disabled: { type: 'boolean' },
+  },
+  required: ['code', 'message'],
+};
+
+/**
+ * A tool's outputSchema: MCP wants an object at the root, and its structuredContent always
+ * conforms, an error result's included. So the result's schema (its own branches when it has
+ * several), an image result's form (the picture goes as an image block, not in structuredContent),
+ * and the error form, as alternatives; a result that is no object is wrapped as `{ result }`.
+ */
+export function outputSchema(resultSchema: Record<string, unknown>): Tool['outputSchema'] {
+  const { $schema, ...schema } = resultSchema;
+  const branches = Array.isArray(schema.anyOf) && schema.type === undefined ? (schema.anyOf as Array<Record<string, unknown>>) : [schema];
+  const forms = branches.map((branch) => (isObjectSchema(branch) ? imageForm(branch) : wrapped(branch)));
+  return { ...($schema === undefined ? {} : { $schema }), type: 'object', anyOf: [...forms, ERROR_RESULT] };
+}
+
+function isObjectSchema(schema: Record<string, unknown>): boolean {
+  return schema.type === 'object';
+}
+
+function wrapped(schema: Record<string, unknown>): Record<string, unknown> {
+  return { type: 'object', properties: { result: schema }, required: ['result'] };
+}
+
+/** An image result (format and base64 at the top) without its base64, as successResult sends it. */
+function imageForm(schema: Record<string, unknown>): Record<string, unknown> {
+  const properties = schema.properties as Record<string, unknown> | undefined;
+  if (properties === undefined || !('base64' in properties) || !('format' in properties)) return schema;
+  const { base64: _picture, ...rest } = properties;
+  const required = Array.isArray(schema.required) ? (schema.required as string[]).filter((name) => name !== 'base64') : undefined;
+  return { ...schema, properties: rest, ...(required === undefined ? {} : { required }) };
 }
 
 const IMAGE_TYPES: Record<string, string> = { jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png' };

@@ -10,30 +10,32 @@ export interface BusMessage {
 }
 
 /**
- * One agent's inbox, in seq order, with how many messages each sender holds in it. decisions §11:
- * when it is over capacity it drops the oldest message of the sender holding the most, so a flood
- * evicts its own messages first. Ties: the sender whose oldest message is the oldest, i.e. the
- * first message in the inbox from any of the tied senders goes. O(inbox size) per eviction.
+ * One agent's inbox, in seq order. decisions §11: when it is over capacity it drops the oldest
+ * message of the sender holding the most, so a flood evicts its own messages first. Ties: the
+ * sender whose oldest message is the oldest, i.e. the first message in the inbox from any of the
+ * tied senders goes. The senders are counted on each eviction, O(inbox size), so no count is kept
+ * in step with the messages.
  */
 class Inbox {
   readonly messages: BusMessage[] = [];
-  readonly #held = new Map<string, number>();
 
   push(message: BusMessage, capacity: number): void {
     this.messages.push(message);
-    this.#held.set(message.from, (this.#held.get(message.from) ?? 0) + 1);
     if (this.messages.length > capacity) this.#evict();
   }
 
   #evict(): void {
+    const held = new Map<string, number>();
     let most = 0;
-    for (const count of this.#held.values()) most = Math.max(most, count);
-    const index = this.messages.findIndex((m) => this.#held.get(m.from) === most);
-    const [dropped] = this.messages.splice(index, 1);
-    const left = most - 1;
-    // Stryker disable next-line ConditionalExpression: a count of 0 kept in the map is never the most (a full inbox holds a message)
-    if (left === 0) this.#held.delete(dropped!.from);
-    else this.#held.set(dropped!.from, left);
+    for (const { from } of this.messages) {
+      const count = (held.get(from) ?? 0) + 1;
+      held.set(from, count);
+      most = Math.max(most, count);
+    }
+    this.messages.splice(
+      this.messages.findIndex((m) => held.get(m.from) === most),
+      1,
+    );
   }
 }
 

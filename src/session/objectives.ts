@@ -21,16 +21,15 @@ export function evaluateObjectives(
   kingdoms: readonly KingdomInfo[],
   resolveClaim: (claim: string) => number | null,
 ): ObjectiveStatus[] {
-  const byId = new Map(kingdoms.map((k) => [k.id, k]));
-  // Stryker disable next-line ConditionalExpression: no kingdom has the id null, so the lookup gives undefined too
-  const own = ownKingdomId === null ? undefined : byId.get(ownKingdomId);
+  // Looked up by null too (no claim, no target): no kingdom has that id.
+  const byId = new Map<number | null, KingdomInfo>(kingdoms.map((k) => [k.id, k]));
+  const own = byId.get(ownKingdomId);
   return specs.map((spec) => {
     const base = { id: spec.id, label: spec.label ?? spec.id, kind: spec.kind, target: spec.target ?? null };
     switch (spec.kind) {
       case 'wipe_kingdom': {
         const targetId = typeof spec.target === 'string' ? resolveClaim(spec.target) : (spec.target ?? null);
-        // Stryker disable next-line ConditionalExpression: no kingdom has the id null, so the lookup gives undefined too
-        const target = targetId === null ? undefined : byId.get(targetId);
+        const target = byId.get(targetId);
         const left = target?.units_count ?? 0;
         return { ...base, status: left === 0 ? 'done' : 'pending', progress: left };
       }

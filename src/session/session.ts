@@ -3,8 +3,8 @@ import { sha256, type Credential } from '../auth/credentials.ts';
 import { ALL_PERMISSIONS, PERMISSIONS, ROLE_MASKS, type RoleName } from '../auth/permissions.ts';
 import type { CommandDef } from '../commands/define.ts';
 import { agentTokens, type AgentEntry, type AgentsConfig } from '../config/agents.ts';
-import { badArgs, errorOf, type BridgeError } from '../errors/bridge-error.ts';
-import { permissionDeniedFailure, turnNotYoursFailure } from '../errors/failures.ts';
+import { badArgs, errorOf } from '../errors/bridge-error.ts';
+import { permissionDeniedFailure, turnNotYoursFailure, type Failure } from '../errors/failures.ts';
 import { LIMITS } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import type { KingdomInfo } from '../shared/game-module.ts';
@@ -22,6 +22,11 @@ interface Agent {
   entry: AgentEntry | null;
   caller: CallerContext;
   lastSeen: number | null;
+}
+
+/** The rotation of a session with these agents: empty unless it is turn-based. */
+function rotationOf(config: AgentsConfig | null): readonly string[] {
+  return config?.turnBased ? config.turnOrder : [];
 }
 
 /** send_message's arguments, as the session takes them. */
@@ -52,21 +57,21 @@ export class Session {
   #scenario: string;
   #partialIntel: boolean;
   #turnBased: boolean;
-  // Stryker disable next-line ArrayDeclaration: replaced by the constructor's #setAgents before any read
-  #agents: Agent[] = [];
+  // Set by the constructor's #setAgents.
+  #agents!: Agent[];
   #byId = new Map<string, Agent>();
   /** Agents by their stable index (CallerContext.agentIndex, the kTurnHolder mirror). */
   #byIndex = new Map<number, Agent>();
   #nextIndex = 0;
   readonly #bus: MessageBus;
-  // Stryker disable next-line ArrayDeclaration: replaced in the constructor before any read
-  #turnOrder: string[] = [];
+  /** The rotation: agents.json's turn order in a turn-based session, empty in any other. */
+  #rotation: readonly string[];
   #turnTimeoutMs: number | null;
   readonly #control: Int32Array;
   readonly #log: Logger;
   readonly #legacyToken: string | null;
-  // Stryker disable next-line ArrayDeclaration: replaced by the constructor's #setAgents before any read
-  #credentials: Credential[] = [];
+  #credentials!: Credential[];
+  /** The holder's index in the rotation. */
   #turn = 0;
   #turnTimer: NodeJS.Timeout | null = null;
   #kingdomOrder: number[] = [];
@@ -92,8 +97,7 @@ export class Session {
     this.#legacyToken = legacyToken;
     this.#setAgents(config ? config.agents : [null]);
     this.#bus = new MessageBus(this.#agents.map((a) => a.caller.agentId));
-    // Stryker disable next-line ArrayDeclaration: legacy mode is never turn-based, so its order is never read
-    this.#turnOrder = config?.turnOrder ?? [];
+    this.#rotation = rotationOf(config);
     this.#publishTurn();
   }
 
@@ -132,8 +136,7 @@ export class Session {
 
   /** The agent holding the turn, or null when the session is not turn-based. */
   get turnHolder(): string | null {
-    if (!this.#turnBased || this.#turnOrder.length === 0) return null;
-    return this.#turnOrder[this.#turn]!;
+    return this.#rotation[this.#turn] ?? null;
   }
 
   /**
@@ -146,7 +149,8 @@ export class Session {
     const before = new Map(this.#agents.map((agent) => [agent.caller.agentId, agent]));
     const flagsChanged = config.scenario !== this.#scenario || config.partialIntel !== this.#partialIntel || config.turnBased !== this.#turnBased;
     const oldHolder = this.turnHolder;
-    const oldOrder = this.#turnOrder;
+    const oldRotation = this.#rotation;
+    const oldTurn = this.#turn;
     const oldTimeout = this.#turnTimeoutMs;
     this.#scenario = config.scenario;
     this.#partialIntel = config.partialIntel;
@@ -154,7 +158,7 @@ export class Session {
     this.#turnTimeoutMs = config.turnTimeoutMs;
     this.#setAgents(config.agents);
     this.#bus.setAgents(this.#agents.map((a) => a.caller.agentId));
-    this.#turnOrder = config.turnOrder;
+    this.#rotation = rotationOf(config);
 
     const summary: ReloadSummary = { added: [], removed: [], changed: [] };
     for (const agent of this.#agents) {
@@ -164,30 +168,12 @@ export class Session {
     }
     for (const id of before.keys()) if (!this.#byId.has(id)) summary.removed.push(id);
 
-    // The turn: kept by a holder still in the rotation; otherwise the next of the old rotation
-    // that is in the new one takes it (or the first, when none is).
-    let next: string | null = null;
-    // Computing a holder when there is none is harmless: turnHolder reads the turn only in a
-    // turn-based session with a rotation, and the next reload that makes one computes it again.
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator: see above
-    if (this.#turnBased && this.#turnOrder.length > 0) {
-      next = this.#turnOrder[0]!;
-      // Stryker disable next-line ConditionalExpression: a rotation never includes null, so `includes` answers for it
-      if (oldHolder !== null && this.#turnOrder.includes(oldHolder)) next = oldHolder;
-      else if (oldHolder !== null) {
-        const from = oldOrder.indexOf(oldHolder);
-        // Stryker disable next-line EqualityOperator: the last step is the old holder itself, not in the new rotation
-        for (let step = 1; step <= oldOrder.length; step++) {
-          const candidate = oldOrder[(from + step) % oldOrder.length]!;
-          if (this.#turnOrder.includes(candidate)) {
-            next = candidate;
-            break;
-          }
-        }
-      }
-    }
-    // Stryker disable next-line ConditionalExpression: with no holder the turn index is never read before the next reload sets it
-    this.#turn = next === null ? 0 : this.#turnOrder.indexOf(next);
+    // The turn: kept by a holder still in the rotation; otherwise it goes to the next agent of the
+    // old rotation, cyclically, that is in the new one; else (or with no holder) to the new
+    // rotation's first. Searched as the old rotation from the holder on, then the whole of it again
+    // (what the second pass repeats is not in the new rotation either).
+    const candidates = [...oldRotation.slice(oldTurn), ...oldRotation].map((id) => this.#rotation.indexOf(id));
+    this.#turn = candidates.find((index) => index >= 0) ?? 0;
     this.#publishTurn();
     const holder = this.turnHolder;
     if (holder === null || this.#turnTimeoutMs === null) this.stop();
@@ -241,11 +227,11 @@ export class Session {
   }
 
   /** spec step 4, after the permission check. decisions §4: god bypasses; only gated categories wait. */
-  checkTurn(def: CommandDef, caller: CallerContext): BridgeError | null {
-    if (!this.#turnBased || !def.turnGated || caller.role === 'god') return null;
+  checkTurn(def: CommandDef, caller: CallerContext): Failure | null {
+    if (!def.turnGated || caller.role === 'god') return null;
     const holder = this.turnHolder;
     if (holder === null || holder === caller.agentId) return null;
-    return errorOf(turnNotYoursFailure(`it is ${holder}'s turn; '${def.name}' waits for your turn (turn_order: ${this.#turnOrderIds().join(' → ')})`));
+    return turnNotYoursFailure(`it is ${holder}'s turn; '${def.name}' waits for your turn (turn_order: ${this.#rotation.join(' → ')})`);
   }
 
   /** Notes that an agent was seen (session_info's last_seen_utc). It does not keep a turn: see `acted`. */
@@ -259,7 +245,7 @@ export class Session {
    * its turn timer restarts. Reads, refusals and failures never call this: they do not keep a turn.
    */
   acted(caller: CallerContext): void {
-    if (this.#turnBased && this.#turnTimeoutMs !== null && this.turnHolder === caller.agentId) this.#armTurnTimer();
+    if (this.#turnTimeoutMs !== null && this.turnHolder === caller.agentId) this.#armTurnTimer();
   }
 
   /** Re-resolves `auto:N` claims against the current world (decisions §4: on every generate or load). */
@@ -299,7 +285,7 @@ export class Session {
         claimed_kingdom_id: agent.caller.claimedKingdomId,
         last_seen_utc: agent.lastSeen === null ? null : new Date(agent.lastSeen).toISOString(),
       })),
-      turn_order: this.#turnBased ? this.#turnOrderIds() : [],
+      turn_order: this.#rotation,
       current_turn: this.turnHolder,
     };
   }
@@ -315,7 +301,7 @@ export class Session {
 
   #advance(forcedByGod: boolean) {
     const previous = this.turnHolder;
-    this.#turn = (this.#turn + 1) % this.#turnOrder.length;
+    this.#turn = (this.#turn + 1) % this.#rotation.length;
     this.#publishTurn();
     if (this.#turnTimeoutMs !== null) this.#armTurnTimer();
     this.#log.info({ previous, next: this.turnHolder, forced_by_god: forcedByGod }, 'turn passed');
@@ -375,10 +361,6 @@ export class Session {
     // `id:N` names a kingdom; `auto:N` the N-th of the current world's kingdom order.
     const number = Number(value);
     return kind === 'id' ? number : (this.#kingdomOrder[number] ?? null);
-  }
-
-  #turnOrderIds(): string[] {
-    return this.#turnOrder;
   }
 
   #publishTurn(): void {

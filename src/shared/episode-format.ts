@@ -3,6 +3,8 @@
 // the one description of its lines, and the check that refuses a file before anything runs.
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { LIMITS } from '../limits.ts';
+import { exceedsDepth } from './json-depth.ts';
 
 export const EPISODE_FORMAT = 1;
 
@@ -74,15 +76,12 @@ export function sameRecordVersion(a: string, b: string): boolean {
 }
 
 /**
- * Reads a whole record, or throws EpisodeFileError naming the first problem: not JSON, a line of no
- * known shape, another format or version, or no end line (a record cut short).
+ * Reads a whole record, or throws EpisodeFileError naming the first problem: not JSON, nested too
+ * deep, a line of no known shape, another format or version, or no end line (a record cut short).
  */
-export function parseEpisode(text: string, modVersion: string): Episode {
-  if (text.trim() === '') throw new EpisodeFileError('the record is empty: no header line');
-  const lines = text.split('\n');
-  const complete = text.endsWith('\n');
-  if (complete) lines.pop();
-  const values = lines.map((line, index) => parseLine(line, index + 1, !complete && index === lines.length - 1));
+export function parseEpisode(record: string | Uint8Array, modVersion: string): Episode {
+  const bytes = typeof record === 'string' ? Buffer.from(record) : Buffer.from(record.buffer, record.byteOffset, record.byteLength);
+  const values = parseLines(bytes);
   const header = values[0];
   if (!isObject(header) || header.format !== EPISODE_FORMAT) {
     const found = isObject(header) && 'format' in header ? `format ${JSON.stringify(header.format)}` : 'no format';
@@ -104,6 +103,29 @@ export function parseEpisode(text: string, modVersion: string): Episode {
   const entries: EpisodeEntry[] = [];
   for (let index = 1; index < values.length - 1; index++) entries.push(entryOf(values[index], index + 1));
   return { header, entries, end: last };
+}
+
+/**
+ * Every line's JSON value. Its nesting is checked on the bytes before it is parsed: whatever walks
+ * a parsed line recursively (JSON.stringify, sending its args) would run out of stack on a crafted
+ * one. A line is an object around its args, so it may nest one level deeper than they may.
+ */
+function parseLines(bytes: Buffer): unknown[] {
+  if (bytes.every(isSpace)) throw new EpisodeFileError('the record is empty: no header line');
+  const values: unknown[] = [];
+  for (let start = 0, number = 1; start < bytes.length; number++) {
+    const newline = bytes.indexOf(10, start);
+    const end = newline === -1 ? bytes.length : newline;
+    const line = bytes.subarray(start, end);
+    if (exceedsDepth(line, LIMITS.recordArgsMaxDepth + 1)) {
+      throw new EpisodeFileError(
+        `line ${number} nests deeper than ${LIMITS.recordArgsMaxDepth} levels: a record's args nest ${LIMITS.recordArgsMaxDepth} deep at most`,
+      );
+    }
+    values.push(parseLine(line.toString('utf8'), number, newline === -1));
+    start = end + 1;
+  }
+  return values;
 }
 
 function family(version: string): string {
@@ -129,6 +151,11 @@ function entryOf(value: unknown, number: number): EpisodeEntry {
 function firstError(schema: Parameters<typeof Value.Errors>[0], value: unknown): string {
   const error = Value.Errors(schema, value).First();
   return error ? `${error.path || '/'} ${error.message}` : 'unknown';
+}
+
+/** JSON's whitespace: space, tab, line feed, carriage return. */
+function isSpace(byte: number): boolean {
+  return byte === 32 || byte === 9 || byte === 10 || byte === 13;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -80,4 +80,9 @@ export interface WorldClock {
   onWorldSwap(hook: () => void): () => void;
   /** Called by the one frame that swaps the world (commands/shared/world-swap.ts). */
   worldSwapped(): void;
+  /**
+   * Runs `hook` once when the game thread stops (the bridge closing), for last writes: the thread
+   * waits for the promise it returns, if any, as long as the bridge gives it. Returns the remover.
+   */
+  onClose(hook: () => unknown): () => void;
 }

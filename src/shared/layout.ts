@@ -11,7 +11,7 @@ export const kStopping = 3; // 1 once the bridge is closing
 export const kTurnHolder = 4; // index + 1 of the agent holding the turn, 0 = no turn-based session
 export const kQueued = 5; // actions posted to the game thread and not yet drained
 export const kJobs = 6; // per-frame jobs registered (invoke_power pulses)
-export const kWorldEpoch = 7; // bumped by every world swap, so pulsed runs can stop on world_changed
+export const kWorldEpoch = 7; // bumped by every world swap and rewind, so pulsed runs can stop on world_changed
 export const kAgentCount = 8; // agents now (decisions §10: agents.json reloads change it), written by the main loop
 export const kScenario = 9; // index in SCENARIOS of the scenario now, written by the main loop
 export const kSavepointIds = 10; // savepoint ids handed out (decisions §12), so a restarted game thread goes on counting

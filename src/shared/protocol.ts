@@ -5,6 +5,7 @@ import type { Outcome } from '../errors/failures.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from './caller.ts';
 import type { GameInitOptions } from './game-module.ts';
+import type { ProgressReport } from './progress.ts';
 
 // Failure and Outcome cross every thread boundary; they are declared with the error table they draw
 // their codes from (errors/ sits below shared/), and every thread takes them from here.
@@ -56,6 +57,16 @@ export interface ActionMessage {
   enqueuedAt: number;
   /** decisions §8: items it counts against the frame's 256 (a batch's items; 1 for a lone command). */
   items: number;
+  /** decisions §14: the request asked for progress (a Progress-Token); absent otherwise. */
+  progress?: true;
+}
+
+/** Game thread → main loop, on the dispatcher port: how far a started entry got (decisions §14). */
+export interface ProgressMessage {
+  kind: 'progress';
+  cell: number;
+  id: number;
+  report: ProgressReport;
 }
 
 /**
@@ -71,8 +82,8 @@ export type ActionReply = (
   | { kind: 'skipped'; cell: number; id: number }
 ) & { events?: EventBatch };
 
-/** Everything on the dispatcher port from the game thread: answers, and event batches sent alone. */
-export type DispatcherPortMessage = ActionReply | EventBatch;
+/** Everything on the dispatcher port from the game thread: answers, event batches sent alone, progress. */
+export type DispatcherPortMessage = ActionReply | EventBatch | ProgressMessage;
 
 /** Static facts every thread may report (health, capabilities). */
 export interface BridgeInfo {
@@ -127,9 +138,15 @@ export interface PoolWorkerData {
   commandModules: string[];
   info: BridgeInfo;
   timings: Timings;
-  /** Int32 per task cell: the threadId of the worker that started the task (0: not started). */
+  /**
+   * Int32 per task cell: the threadId of the worker that started the task (0: not started;
+   * TASK_DEPARTED: its client went away first, so it never starts). Claimed by compare-and-swap.
+   */
   startedBuffer: SharedArrayBuffer;
 }
+
+/** decisions §14: a pool task's cell once its client closed the connection before the task started. */
+export const TASK_DEPARTED = -1;
 
 /** A pool task: a whole pool command, or the pool step after a game-thread command's frame. */
 export interface PoolTask {
@@ -147,6 +164,8 @@ export interface PoolTask {
   startedCell: number;
   /** sharedNow() at the backstop: a task still queued by then never starts. */
   deadline: number;
+  /** decisions §14: the request asked for progress; the worker reports on its RPC port. */
+  progress?: true;
 }
 
 /** Pool worker → main loop requests on the worker's RPC port. */
@@ -156,7 +175,9 @@ export type PoolRequest =
   | { rid: number; op: 'session'; name: string; input: unknown; caller: CallerContext }
   /** decisions §7: emit an event from a pool step, or receive events (recv_events); taskId finds the request's admission slot. */
   | { rid: number; op: 'events'; name: 'emit' | 'recv'; input: unknown; caller: CallerContext; taskId: number }
-  | { rid: number; op: 'started'; taskId: number };
+  | { rid: number; op: 'started'; taskId: number }
+  /** decisions §14: how far the task got; no reply. */
+  | { rid: number; op: 'progress'; taskId: number; report: ProgressReport };
 
 export interface PoolReply {
   rid: number;

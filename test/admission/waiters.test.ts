@@ -47,6 +47,27 @@ t.test('a request granted at once never builds its signal; one that waits builds
   t.equal(admission.inUse, 0);
 });
 
+t.test("a request's signal (an object's `signal`, as the routes pass c.req.raw) is read only by a waiter, and heard", async (t) => {
+  const admission = new Admission(1, 10_000);
+  const client = new AbortController();
+  let reads = 0;
+  const request = {
+    get signal() {
+      reads++;
+      return client.signal;
+    },
+  };
+  const first = admission.acquire(request);
+  t.ok(first && !(first instanceof Promise), 'granted synchronously');
+  t.equal(reads, 0, 'the fast path reads no signal');
+  const second = waitFor(admission.acquire(request));
+  t.equal(reads, 1, 'a waiter reads it once');
+  client.abort();
+  t.equal(await second, null, 'its client left: no slot');
+  (first as Permit).release();
+  t.equal(admission.inUse, 0);
+});
+
 t.test('heldBy: an agent that never asked holds nothing', async (t) => {
   const admission = new Admission(1, 10_000);
   t.equal(admission.heldBy('nobody'), 0);

@@ -1,7 +1,12 @@
+import pino from 'pino';
 import t from 'tap';
 import { CredentialTable, presentedToken, sha256 } from '../../src/auth/credentials.ts';
 import { createHostCheck, originAllowed } from '../../src/auth/host-origin.ts';
+import { newAgentToken } from '../../src/auth/token-strength.ts';
+import { parseAgents } from '../../src/config/agents.ts';
+import { Session } from '../../src/session/session.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
+import { createSharedState } from '../../src/shared/layout.ts';
 
 t.test('Authorization: Bearer first, then X-WB-Token (decisions §5)', async (t) => {
   t.equal(presentedToken('Bearer abc', undefined), 'abc');
@@ -72,6 +77,35 @@ t.test('raw tokens and digest-only entries (token_sha256) in one table', async (
   t.equal(table.resolve('raw-token-aaab'), null);
   t.equal(table.resolve('raw-token-aaaa-longer'), null, 'a different length never matches');
   t.equal(table.resolve('rаw-token-aaaa'), null, 'non-ASCII lookalikes do not match');
+});
+
+t.test('token_sha256 entries of agents.json: an agent known by digests only is found by its tokens, beside raw ones', async (t) => {
+  const god = newAgentToken();
+  const player = newAgentToken();
+  const rotated = newAgentToken();
+  const watcher = newAgentToken();
+  const agents = [
+    { id: 'zeus', role: 'god', token: god.token },
+    // Upper-case hex, and two digests while a token is rotated: as `gcb token --new` prints them, or not.
+    { id: 'athena', role: 'faction_player', token_sha256: [player.token_sha256.toUpperCase(), rotated.token_sha256] },
+    { id: 'owl', role: 'observer', token_sha256: watcher.token_sha256 },
+  ];
+  const session = Session.multiAgent(parseAgents('agents.json', JSON.stringify({ agents })), createSharedState().control, pino({ level: 'silent' }));
+  const table = new CredentialTable(session.credentials);
+  t.equal(table.resolve(god.token)?.agentId, 'zeus', 'a raw token');
+  t.equal(table.resolve(player.token)?.agentId, 'athena', 'by its digest, written in upper case');
+  t.equal(table.resolve(rotated.token)?.agentId, 'athena', 'by its second digest');
+  t.equal(table.resolve(watcher.token)?.agentId, 'owl', 'a lone digest');
+  t.equal(table.resolve(watcher.token_sha256), null, 'the digest is no credential: a copy of agents.json logs no one in');
+  t.equal(table.resolve(player.token.slice(1)), null);
+  t.equal(table.resolve(`${player.token}x`), null);
+});
+
+t.test('an empty credential never matches, not even an entry holding the digest of the empty string', async (t) => {
+  const caller = { agentId: 'a' } as CallerContext;
+  const table = new CredentialTable([{ digest: sha256(''), caller }]);
+  t.equal(table.resolve(''), null, 'Bearer with no token');
+  t.equal(table.resolve(' '), null);
 });
 
 t.test('a raw token is matched on its whole UTF-8 bytes, however the presented token ends', async (t) => {

@@ -84,6 +84,10 @@ t.test('weak tokens: the length and distinct-character bounds, inclusive', async
   t.equal(fresh.token_sha256, sha256(fresh.token).toString('hex'), 'its digest is the SHA-256 of the token, in hex');
   t.not(newAgentToken().token, fresh.token, 'each token is new');
   t.match(fresh.token, /^[A-Za-z0-9]{48}$/, '48 characters of [A-Za-z0-9]');
+  // A weak draw is drawn again, however unlikely: crypto's draws are played by a list.
+  const draws = ['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'abc', fresh.token];
+  t.equal(newAgentToken(() => draws.shift()!).token, fresh.token, 'weak draws (too few distinct, too short) are drawn again');
+  t.same(draws, [], 'until one is strong');
 });
 
 t.test('the Host check follows the port from the first request on, whatever it is', async (t) => {

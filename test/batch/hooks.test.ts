@@ -8,7 +8,8 @@ import type { BatchResult } from '../../src/commands/action/batch/schema.ts';
 import type { CheckContext, FrameEnv } from '../../src/commands/define.ts';
 import { COMMANDS } from '../../src/commands/index.ts';
 import { CommandRegistry } from '../../src/commands/registry.ts';
-import { BridgeError, type Outcome } from '../../src/errors/bridge-error.ts';
+import type { Outcome } from '../../src/errors/bridge-error.ts';
+import { turnNotYoursFailure } from '../../src/errors/failures.ts';
 import { PERMISSIONS } from '../../src/auth/permissions.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
 import { captureLog } from '../helpers/log.ts';
@@ -33,9 +34,7 @@ function checksWith(holder: { id: string }): { checks: CheckContext; turnChecks:
     commands: registry,
     checkTurn: (def, caller) => {
       turnChecks.push(def.name);
-      return def.turnGated && caller.agentId !== holder.id
-        ? new BridgeError('TURN_NOT_YOURS', `it is ${holder.id}'s turn; '${def.name}' waits for your turn`)
-        : null;
+      return def.turnGated && caller.agentId !== holder.id ? turnNotYoursFailure(`it is ${holder.id}'s turn; '${def.name}' waits for your turn`) : null;
     },
   };
   return { checks, turnChecks };

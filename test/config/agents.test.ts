@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { agentTokens, loadAgents, parseAgents } from '../../src/config/agents.ts';
+import { agentTokens, credentialsHeld, loadAgents, parseAgents } from '../../src/config/agents.ts';
 import { ConfigError } from '../../src/config/load.ts';
 import { sha256 } from '../../src/auth/credentials.ts';
 import { tempDir } from '../helpers/bridge.ts';
@@ -156,6 +156,18 @@ t.test('tokens rotate: a string or 1..4 of each kind, both kinds on one agent; m
   t.same(agentTokens(config.agents[0]!), { tokens: [TOK(1), TOK(2)], digests: ['c'.repeat(64)] });
   t.same(agentTokens(config.agents[1]!), { tokens: [], digests: ['d'.repeat(64), 'e'.repeat(64)] });
   t.equal(config.agents[1]!.max_slots, 1);
+});
+
+t.test('what an agents.json holds, for the file-mode warning: plain tokens, digests only, or both', async (t) => {
+  const held = (...agents: Array<Record<string, unknown>>) => credentialsHeld(parseAgents('agents.json', JSON.stringify({ agents })));
+  const raw = (id: string, n: number) => ({ id, role: 'faction_player', token: TOK(n) });
+  const digest = (id: string, c: string) => ({ id, role: 'faction_player', token_sha256: c.repeat(64) });
+  t.equal(held(raw('a', 1), raw('b', 2)), 'agent tokens');
+  t.equal(held({ ...raw('a', 1), token: [TOK(1), TOK(2)] }), 'agent tokens', 'a list of tokens');
+  t.equal(held(digest('a', 'a'), { ...digest('b', 'b'), token_sha256: ['b'.repeat(64), 'c'.repeat(64)] }), 'token digests only, no token');
+  t.equal(held(raw('a', 1), digest('b', 'b')), 'agent tokens and token digests', 'tokens first, then digests');
+  t.equal(held(digest('a', 'a'), raw('b', 1)), 'agent tokens and token digests', 'digests first, then tokens');
+  t.equal(held({ ...raw('a', 1), token_sha256: 'a'.repeat(64) }), 'agent tokens and token digests', 'both on one agent (a rotation)');
 });
 
 t.test('scenario presets: only pvp hides other kingdoms, none is turn-based; the file overrides them', async (t) => {

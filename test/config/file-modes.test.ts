@@ -62,3 +62,9 @@ t.test('one warning naming every such file; none when all are private', { skip: 
   );
   t.same(two.lines[0]!.files, [toml, agents]);
 });
+
+t.test('on Windows no file is reported: it has no POSIX modes to read', { skip: process.platform === 'win32' }, async (t) => {
+  const all = fileWithMode(tempDir(), 'all', 0o644);
+  t.same(readableByOthers([all], 'win32'), []);
+  t.same(readableByOthers([all], 'linux'), [{ file: all, mode: '0644' }], 'the same file, elsewhere');
+});

@@ -2,6 +2,7 @@ import { mkdirSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { generateToken } from '../../src/auth/token-strength.ts';
+import { createAjv } from '../../src/config/ajv.ts';
 import { ConfigError, loadConfig } from '../../src/config/load.ts';
 import { tempDir } from '../helpers/bridge.ts';
 import { canListOpenFiles, openFilesUnder } from '../helpers/open-files.ts';
@@ -35,7 +36,7 @@ t.test('first launch writes bridge.toml with a fresh token, mode 0600', async (t
         max_event_streams: 16,
         idempotency_budget_mb: 64,
       },
-      Game: { suppress_startup_window: true, fps: 60, saves_dir: 'saves', seed: 1234, clock: 'realtime', max_savepoints: 16 },
+      Game: { suppress_startup_window: true, fps: 60, saves_dir: 'saves', seed: 1234, clock: 'realtime', max_savepoints: 16, step_slice_ms: 100 },
     },
     'the documented defaults',
   );
@@ -151,6 +152,17 @@ t.test('[Game] clock is realtime or lockstep, --lockstep overrides it; max_savep
   t.match(text, /^max_savepoints = 16 /m);
 });
 
+t.test('[Game] step_slice_ms is 10..25000, 100 by default (decisions §15)', async (t) => {
+  const game = (lines: string) => configWith(`[Bridge]\ntoken = "${TOKEN}"\n[Game]\n${lines}`);
+  t.equal(loadConfig(game('')).config.Game.step_slice_ms, 100);
+  t.equal(loadConfig(game('step_slice_ms = 10')).config.Game.step_slice_ms, 10);
+  t.equal(loadConfig(game('step_slice_ms = 25000')).config.Game.step_slice_ms, 25_000);
+  t.throws(() => loadConfig(game('step_slice_ms = 9')), /\[Game\] step_slice_ms = 9 is not allowed; allowed: an integer from 10 to 25000$/);
+  t.throws(() => loadConfig(game('step_slice_ms = 25001')), /step_slice_ms = 25001 is not allowed/);
+  t.throws(() => loadConfig(game('step_slice_ms = 50.5')), /step_slice_ms = 50.5 is not allowed/);
+  t.match(readFileSync(loadConfig(tempDir()).path, 'utf8'), /^step_slice_ms = 100 /m, 'the file written at first launch names it');
+});
+
 t.test('--port overrides the file; the file is not rewritten', async (t) => {
   const dir = configWith(`[Bridge]\nport = 9000\ntoken = "${TOKEN}"`);
   t.equal(loadConfig(dir, { port: 9100 }).config.Bridge.port, 9100);
@@ -177,7 +189,7 @@ t.test('a minimal file gets every documented default; the extremes of seed', asy
       max_event_streams: 16,
       idempotency_budget_mb: 64,
     },
-    Game: { suppress_startup_window: true, fps: 60, saves_dir: 'saves', seed: 1234, clock: 'realtime', max_savepoints: 16 },
+    Game: { suppress_startup_window: true, fps: 60, saves_dir: 'saves', seed: 1234, clock: 'realtime', max_savepoints: 16, step_slice_ms: 100 },
   });
   t.equal(loadConfig(configWith(`[Bridge]\ntoken = "${TOKEN}"\n[Game]\nseed = 2147483647`)).config.Game.seed, 2147483647);
   for (const mb of [1, 1024]) {
@@ -217,4 +229,11 @@ t.test('creating bridge.toml leaves no file descriptor open on it', { skip: !can
   const dir = tempDir();
   loadConfig(dir);
   t.same(openFilesUnder(dir), []);
+});
+
+t.test('a schema keyword Ajv does not know never stops the bridge: its Ajv is not strict', async (t) => {
+  // TypeBox passes a schema's options through as keywords.
+  const validate = createAjv().compile({ type: 'object', properties: { name: { type: 'string', 'x-shown-as': 'a name' } } });
+  t.equal(validate({ name: 'a' }), true);
+  t.equal(validate({ name: 1 }), false, 'and the known keywords still apply');
 });

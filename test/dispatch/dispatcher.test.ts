@@ -235,6 +235,7 @@ t.test('a frame runs at most 256 items; an action that does not fit waits, first
   drainer.drainFrame();
   t.same(ran, ['a200', 'b56'], 'exactly 256 items fit in one frame');
   t.equal(drainer.carrying, true, 'the entry that did not fit is carried');
+  t.equal(Atomics.load(shared.control, kQueued), 2, 'the carried entry still counts as queued, beside the one on the port');
   t.equal(shared.stats[sItems], 256);
   t.equal(shared.stats[sFullFrames], 1, '256 items is a full frame');
   drainer.drainFrame();

@@ -130,6 +130,22 @@ t.test('batch: stop_on_error (the default) skips the items after a failure; they
   t.same(ran, ['a', 'bad', 'c', 'd'], 'stop_on_error false: every item runs');
 });
 
+t.test('batch: progress hears items run of items after each item that ran, none for a skipped one (decisions §14)', async (t) => {
+  const heard: Array<[number, number]> = [];
+  const request = { commands: [{ name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'd' }] };
+  runBatch(
+    request,
+    (name) => (name === 'c' ? fail('c failed') : ok(name)),
+    (done, total) => heard.push([done, total]),
+  );
+  t.same(heard, [
+    [1, 4],
+    [2, 4],
+    [3, 4],
+  ]);
+  t.doesNotThrow(() => runBatch(request, (name) => ok(name)), 'progress is optional');
+});
+
 t.test('batch: an item that settles later still ran in the frame; the answer waits for it', async (t) => {
   const ran: string[] = [];
   let settle!: (o: Outcome<unknown>) => void;
@@ -177,11 +193,16 @@ function fakes(options: { answer?: Partial<PoolAnswer>; after?: Partial<PoolAnsw
 
 const def = (fields: Partial<CommandDef>) => ({ name: 'cmd', runsOnGameThread: false, ...fields }) as unknown as CommandDef;
 
-t.test('execute: a command that runs off the game thread runs on the pool only, with the request slot', async (t) => {
+t.test('execute: a command that runs off the game thread runs on the pool only, with the request slot, its client and its progress', async (t) => {
   const f = fakes();
   const slot = { release: () => {} };
-  const result = await execute(def({}), { x: 1 }, caller, f.queue, f.pool, slot as never);
-  t.same(f.pooled, [[{ command: 'cmd', args: { x: 1 }, caller }, slot]]);
+  const client = { destroyed: false };
+  const progress = () => {};
+  const result = await execute(def({}), { x: 1 }, caller, f.queue, f.pool, slot as never, client, progress);
+  t.equal(f.pooled.length, 1);
+  t.same(f.pooled[0]!.slice(0, 2), [{ command: 'cmd', args: { x: 1 }, caller }, slot]);
+  t.equal(f.pooled[0]![2], client, 'the client: a task not started when it leaves never starts');
+  t.equal(f.pooled[0]![3], progress, 'the progress sink');
   t.same(f.submitted, [], 'nothing queued for the game thread');
   t.same(result, { outcome: ok('pooled'), queueWaitMs: 0, runMs: 5, settled: null });
 });
@@ -201,8 +222,16 @@ t.test('execute: a worker lost mid-command queues the command cleanup phase, whe
 
 t.test('execute: a game-thread command is queued straight (with its frame items); without a pool step its answer is the frame answer', async (t) => {
   const f = fakes();
-  const result = await execute(def({ runsOnGameThread: true }), { a: 1 }, caller, f.queue, f.pool);
-  t.same(f.submitted, [['cmd', 'run', { a: 1 }, caller, 1]], 'one item by default');
+  const client = { destroyed: false };
+  const progress = () => {};
+  const result = await execute(def({ runsOnGameThread: true }), { a: 1 }, caller, f.queue, f.pool, undefined, client, progress);
+  t.same(
+    f.submitted.map((args) => args.slice(0, 5)),
+    [['cmd', 'run', { a: 1 }, caller, 1]],
+    'one item by default',
+  );
+  t.equal(f.submitted[0]![5], progress, 'with its progress sink');
+  t.equal(f.submitted[0]![6], client, 'and its client');
   t.same(f.pooled, []);
   t.equal(result.settled, f.settled, 'the frame answer as it is, settled promise included');
   t.same(result.outcome, ok('framed'));
@@ -213,8 +242,13 @@ t.test('execute: a game-thread command is queued straight (with its frame items)
 
 t.test('execute: a pool step after the frame gets the frame value; times add up', async (t) => {
   const f = fakes({ framed: { outcome: ok({ tiles: 3 }) }, answer: { outcome: ok('encoded'), runMs: 5 } });
-  const result = await execute(def({ runsOnGameThread: true, pool: () => {} }), { a: 1 }, caller, f.queue, f.pool);
-  t.same(f.pooled, [[{ command: 'cmd', args: { a: 1 }, caller, frameValue: { tiles: 3 } }]]);
+  const progress = () => {};
+  const result = await execute(def({ runsOnGameThread: true, pool: () => {} }), { a: 1 }, caller, f.queue, f.pool, undefined, { destroyed: true }, progress);
+  t.same(
+    f.pooled,
+    [[{ command: 'cmd', args: { a: 1 }, caller, frameValue: { tiles: 3 } }, undefined, undefined, progress]],
+    'started: no client to leave it, the same progress',
+  );
   t.strictSame(result, { outcome: ok('encoded'), queueWaitMs: 7, runMs: 8, settled: null }, 'no place when the frame had none');
   const placed = fakes({ framed: { outcome: ok(1), place: { tick: 4, order: 2 } } });
   const withPlace = await execute(def({ runsOnGameThread: true, pool: () => {} }), {}, caller, placed.queue, placed.pool);

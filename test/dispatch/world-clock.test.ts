@@ -1,7 +1,7 @@
 // decisions §12: the world clock a frame handler sees. endTick closes a tick and runs the tick hooks
 // with the tick it reached; afterFrame runs them only when a frame moved the tick; worldSwapped runs
 // the swap hooks; a hook removes itself with what onTick/onWorldSwap returned; a hook that throws is
-// removed and reported, and never stops the others.
+// removed and reported, and never stops the others; close runs the close hooks and waits for them.
 import t from 'tap';
 import { createWorldClock } from '../../src/dispatch/world-clock.ts';
 
@@ -105,4 +105,29 @@ t.test('a hook may remove itself while the hooks run', async (t) => {
   world.tick = 2;
   clock.endTick();
   t.same(seen, ['once', 'always', 'always']);
+});
+
+t.test('close runs the close hooks and waits for what they return; a removed hook does not run, a throwing one is reported', async (t) => {
+  const { clock, warnings } = clockOf();
+  const seen: string[] = [];
+  let finish!: () => void;
+  clock.onClose(() => {
+    seen.push('writer');
+    return new Promise<void>((resolve) => (finish = resolve));
+  });
+  const remove = clock.onClose(() => seen.push('removed'));
+  clock.onClose(() => {
+    throw new Error('broken');
+  });
+  clock.onClose(() => seen.push('last'));
+  remove();
+  let closed = false;
+  const closing = clock.close().then(() => (closed = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.same(seen, ['writer', 'last']);
+  t.equal(closed, false, 'it waits for the writer');
+  finish();
+  await closing;
+  t.equal(closed, true);
+  t.match(warnings, [/a clock hook threw and was removed: broken/]);
 });

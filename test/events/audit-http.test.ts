@@ -151,3 +151,18 @@ t.test("an observer's view of send_message's record carries no content", async (
   const mine = await as('athena', 'recv_events', { since_seq: head, kinds: ['command'] });
   t.notOk(JSON.stringify(mine.body).includes('archer'), 'the sender’s own view of the record has no content either');
 });
+
+t.test('whoami and recv_events leave no record (gcb mcp asks whoami every second); a command beside them does', async (t) => {
+  const head = b.bridge.stats().events.seq;
+  for (let i = 0; i < 3; i++) {
+    t.equal((await as('athena', 'whoami')).status, 200);
+    t.equal((await as('athena', 'recv_events', { since_seq: head })).status, 200);
+  }
+  t.equal(b.bridge.stats().events.seq, head, 'no event for six answers of 200');
+  t.equal((await as('athena', 'carry', {})).status, 200);
+  t.same(
+    (await history(head)).items.map((e) => `${e.kind}:${e.name}`),
+    ['command:carry'],
+    'only the other command is recorded',
+  );
+});

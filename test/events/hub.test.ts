@@ -1,11 +1,12 @@
 // The hub at its edges, without a bridge: recv_events' waits (when it waits, what wakes it, its
 // bound, its timer), kinds lists, a stream's gap and backlog, stop() and its grace, the cursors'
-// cost and a removed agent's cursor, the counters. units.test.ts and visible-seq.test.ts have the
-// main paths.
+// cost and a removed agent's cursor, the counters, progress and its channel. units.test.ts and
+// visible-seq.test.ts have the main paths.
 import pino from 'pino';
 import t from 'tap';
 import { EventHub, type RecvResult } from '../../src/events/hub.ts';
 import { allKinds } from '../../src/events/kinds.ts';
+import { progressChannel } from '../../src/events/progress.ts';
 import type { StreamSink } from '../../src/events/subscriber.ts';
 import { LIMITS } from '../../src/limits.ts';
 import type { Outcome } from '../../src/errors/bridge-error.ts';
@@ -489,4 +490,65 @@ t.test('stream leases: a quarter is kept for read_all holders; a player cannot t
   t.notOk('ok' in h.streamLeases.takeFor(zeus), 'the god takes the kept one');
   t.equal(h.streamLeases.inUse, 4);
   await h.stop();
+});
+
+t.test("progress (decisions §14): live to the caller's own streams that name the kind; no seq, never kept, never in recv_events", async (t) => {
+  const h = hub({ maxStreams: 16 });
+  const hermes = caller('hermes', 'faction_player', 1);
+  const own = sink();
+  const ownAll = sink();
+  const ownOther = sink();
+  const godProgress = sink();
+  const rival = sink();
+  h.subscribe({ caller: athena, kinds: new Set(['progress']), since: undefined, sink: own.sink, lease: lease(h, athena) });
+  h.subscribe({ caller: athena, kinds: null, since: undefined, sink: ownAll.sink, lease: lease(h, athena) });
+  h.subscribe({ caller: athena, kinds: new Set(['ping']), since: undefined, sink: ownOther.sink, lease: lease(h, athena) });
+  h.subscribe({ caller: zeus, kinds: new Set(['progress', 'ping']), since: undefined, sink: godProgress.sink, lease: lease(h, zeus) });
+  h.subscribe({ caller: hermes, kinds: new Set(['progress']), since: undefined, sink: rival.sink, lease: lease(h, hermes) });
+  h.progress(athena, 'tok-1', 'step', { done: 3, total: 10, tick: 42, at: Date.parse('2026-11-28T10:00:00.123Z') + 0.7 });
+  h.progress(athena, 'tok-2', 'save_world', { done: 1, total: 3, phase: 'copy', tick: 43, at: Date.parse('2026-11-28T10:00:01Z') });
+  h.emit('ping');
+  await tick();
+  t.equal(
+    own.state.text,
+    'event: progress\ndata: {"kind":"progress","tick":42,"at_utc":"2026-11-28T10:00:00.124Z","kingdom_ids":[],"progress_token":"tok-1","name":"step","done":3,"total":10}\n\n' +
+      'event: progress\ndata: {"kind":"progress","tick":43,"at_utc":"2026-11-28T10:00:01.000Z","kingdom_ids":[],"progress_token":"tok-2","name":"save_world","done":1,"total":3,"phase":"copy"}\n\n',
+    'one frame each, no id: line; a phase only when named',
+  );
+  t.notMatch(ownAll.state.text, /progress/, 'a stream without kinds= never gets it');
+  t.notMatch(ownOther.state.text, /progress/, 'nor one whose kinds= does not name it');
+  t.notMatch(godProgress.state.text, /progress/, "nor another agent's: a read_all holder's");
+  t.equal(rival.state.text, '', "or another player's");
+  t.match(godProgress.state.text, /event: ping/, 'the god stream is live');
+  t.equal(h.seq, 1, 'no seq taken: only the ping has one');
+  t.equal(now(h, athena, { kinds: ['progress'] }).count, 0, 'never in recv_events');
+  t.equal(h.stats.published, 1, 'never kept or counted as published');
+  h.progress(zeus, 'gods-own', 'step', { done: 1, total: 1, tick: 1, at: 0 });
+  await tick();
+  t.match(godProgress.state.text, /"progress_token":"gods-own"/, "the god's own progress reaches the god's stream");
+  t.notMatch(own.state.text, /gods-own/, "and no stream of athena's");
+});
+
+t.test('the progress channel (decisions §14): reports at least 100 ms apart by when they were made, none once closed', async (t) => {
+  const delivered: Array<[string, string, string, number]> = [];
+  const channel = progressChannel((who, token, command, report) => delivered.push([who.agentId, token, command, report.done]));
+  const one = channel.open(athena, 'a', 'step');
+  const two = channel.open(athena, 'b', 'batch');
+  const report = (done: number, at: number) => ({ done, total: 10, tick: 0, at });
+  one.report(report(1, 1000));
+  one.report(report(2, 1099.9));
+  one.report(report(3, 1100));
+  two.report(report(1, 1050));
+  one.report(report(4, 1150));
+  one.close();
+  one.report(report(5, 5000));
+  two.report(report(2, 1150));
+  two.close();
+  two.close();
+  t.same(delivered, [
+    ['athena', 'a', 'step', 1],
+    ['athena', 'a', 'step', 3],
+    ['athena', 'b', 'batch', 1],
+    ['athena', 'b', 'batch', 2],
+  ]);
 });

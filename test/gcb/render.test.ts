@@ -1,7 +1,7 @@
 // What a person sees on a terminal (gcb prints JSON instead when stdout is not a TTY).
 import t from 'tap';
 import { BridgeCallError } from '../../src/client/errors.ts';
-import { describeArgs, renderCapabilities, renderError, renderValue } from '../../src/cli/render.ts';
+import { describeArgs, renderCapabilities, renderError, renderStep, renderValue } from '../../src/cli/render.ts';
 
 t.test('results read as indented key: value lines', async (t) => {
   t.equal(renderValue({ width: 256, paused: false, window: null, names: ['Ann', 'Bo'] }), 'width: 256\npaused: false\nwindow: null\nnames: [Ann, Bo]');
@@ -56,4 +56,11 @@ t.test('capabilities list commands with their args; errors show code, status, su
     { attempts: 2 },
   );
   t.equal(renderError(crash), 'GAME_CRASH (HTTP 500): TypeError: x\n  exception: TypeError: x\n    at f (game.ts:1:1)\n  (after 2 attempts)');
+});
+
+t.test('a step on one line, and why it ran fewer ticks than asked', async (t) => {
+  t.equal(renderStep({ tick_before: 0, tick: 100, ticks: 100, hash: '0123456789abcdef' }), 'tick 0 → 100 (100 ticks), hash 0123456789abcdef\n');
+  t.equal(renderStep({ tick_before: 5, tick: 6, ticks: 1 }), 'tick 5 → 6 (1 tick)\n');
+  t.match(renderStep({ tick_before: 0, tick: 40, ticks: 40, stopped: 'deadline' }), /; stopped at the 25 s limit: step again for the rest\n$/);
+  t.match(renderStep({ tick_before: 0, tick: 40, ticks: 40, stopped: 'yielded' }), /; gave way to another agent's command: step again for the rest\n$/);
 });

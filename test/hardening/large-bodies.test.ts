@@ -1,7 +1,8 @@
 // decisions §13 over HTTP: an agent reads and parses one large body (over 64 KiB) at a time. Its
 // second large request waits while its first is still arriving; another agent's large request and
 // the same agent's small ones do not wait; both of its own are answered once the first body is in.
-// Each large body read and large answer built then rests the agent: its next request waits for the
+// decisions §15: every body read and answer built counts against the agent's rate; past the
+// allowance (one large body's bytes, which small ones stay within) its next request waits for the
 // rest, and other agents' requests go on.
 import { connect, type Socket } from 'node:net';
 import t from 'tap';
@@ -97,7 +98,7 @@ t.test('a large body rests its agent: its next request waits, another agent pass
   t.ok(aresAnswer.ms >= 700, `ares waited out most of its 1 s rest (${aresAnswer.ms.toFixed(0)} ms)`);
 });
 
-t.test('a large answer rests its agent too; small answers never do', async (t) => {
+t.test('a large answer rests its agent too; small answers stay within its allowance', async (t) => {
   const agents = { agents: [agent('dm', 'god'), agent('ares', 'faction_player'), agent('athena', 'faction_player')] };
   const ma = await startAgents(t, agents, { game: TINY_GAME, timings: SLOW_PACE });
   const content = 'm'.repeat(4096);
@@ -105,7 +106,7 @@ t.test('a large answer rests its agent too; small answers never do', async (t) =
   // 24 messages of 4 KiB: each read of them all is an answer of about 100 KB, over 64 KiB.
   const small = await timed(ma.as('ares', 'recv_messages', { since_seq: 0, max: 2 }));
   const quick = await timed(ma.as('ares', 'whoami'));
-  t.ok(quick.ms < 1_000, `small answers leave no rest (${quick.ms.toFixed(0)} ms; a 100 KB one would cost 400 ms or more)`);
+  t.ok(quick.ms < 1_000, `small answers leave no rest to wait out (${quick.ms.toFixed(0)} ms; a 100 KB one would cost 400 ms or more)`);
   t.equal(small.status, 200);
 
   const read = await ma.as('ares', 'recv_messages', { since_seq: 0, max: 24 });

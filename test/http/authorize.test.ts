@@ -7,7 +7,8 @@ import { PERMISSIONS, ROLE_MASKS } from '../../src/auth/permissions.ts';
 import { COMMANDS } from '../../src/commands/index.ts';
 import type { CommandDef } from '../../src/commands/define.ts';
 import { CommandRegistry } from '../../src/commands/registry.ts';
-import { BridgeError, type Failure } from '../../src/errors/bridge-error.ts';
+import type { Failure } from '../../src/errors/bridge-error.ts';
+import { turnNotYoursFailure } from '../../src/errors/failures.ts';
 import { ERROR_STATUS, type ErrorCode } from '../../src/errors/codes.ts';
 import { createApp } from '../../src/http/app.ts';
 import type { Execution } from '../../src/dispatch/execute.ts';
@@ -44,7 +45,7 @@ function setup(options: { next?: Failure; turnHolder?: string } = {}) {
   const session: Pick<Session, 'checkTurn' | 'touch' | 'acted'> = {
     checkTurn: (def: CommandDef, who: CallerContext) =>
       options.turnHolder && def.turnGated && who.role !== 'god' && who.agentId !== options.turnHolder
-        ? new BridgeError('TURN_NOT_YOURS', `it is ${options.turnHolder}'s turn`)
+        ? turnNotYoursFailure(`it is ${options.turnHolder}'s turn`)
         : null,
     touch: () => {},
     acted: (who: CallerContext) => void acted.push(who.agentId),

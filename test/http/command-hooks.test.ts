@@ -10,7 +10,8 @@ import type { Admission } from '../../src/admission/semaphore.ts';
 import { PERMISSIONS } from '../../src/auth/permissions.ts';
 import { defineCommand, NoArgs, type CheckContext, type CommandDef } from '../../src/commands/define.ts';
 import { CommandRegistry } from '../../src/commands/registry.ts';
-import { BridgeError, type Failure } from '../../src/errors/bridge-error.ts';
+import type { Failure } from '../../src/errors/bridge-error.ts';
+import { turnNotYoursFailure } from '../../src/errors/failures.ts';
 import type { Env } from '../../src/http/context.ts';
 import { cmdRoutes } from '../../src/http/routes/cmd.ts';
 import type { CallerContext } from '../../src/shared/caller.ts';
@@ -61,7 +62,7 @@ function setup(options: { turnPassesWhileWaiting?: boolean } = {}) {
       seen.checkAccess = checks;
       // What the turn is now, through the context: the session's answer at this moment.
       const turn = checks.checkTurn(gated, who);
-      if (turn) return { ok: false, code: turn.code, message: turn.message };
+      if (turn) return turn;
       return args.refuse === 'access' ? refusal('PERMISSION_DENIED', 'refused with the slot') : null;
     },
     keepsTurn(args, result, checks) {
@@ -99,7 +100,7 @@ function setup(options: { turnPassesWhileWaiting?: boolean } = {}) {
     session: {
       checkTurn: (def, who) => {
         order.push(`turn ${def.name}`);
-        return def.turnGated && holder !== who.agentId ? new BridgeError('TURN_NOT_YOURS', `it is ${holder}'s turn`) : null;
+        return def.turnGated && holder !== who.agentId ? turnNotYoursFailure(`it is ${holder}'s turn`) : null;
       },
       acted: (who) => void order.push(`acted ${who.agentId}`),
     },

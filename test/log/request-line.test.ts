@@ -1,12 +1,16 @@
 // The request log line written directly (src/http/request-line.ts) is byte for byte what pino writes
 // for the same fields through the bridge's own logger; an embedder's logger still gets info().
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import t from 'tap';
 import fc from 'fast-check';
 import { msText, round, type RequestLog } from '../../src/http/context.ts';
 import { requestLineWriter } from '../../src/http/request-line.ts';
+import { BatchedWriter } from '../../src/log/batched-writer.ts';
 import { createLogger } from '../../src/log/logger.ts';
+import { tempDir } from '../helpers/bridge.ts';
 
 function capture(): { stream: Writable; lines: string[] } {
   const lines: string[] = [];
@@ -61,6 +65,24 @@ t.test("the bridge's logger: the direct line equals pino's, field for field and 
     const parsed = JSON.parse(text) as Record<string, unknown>;
     t.ok(Math.abs((parsed.time as number) - Date.now()) < 60_000, 'time is now, in ms since the epoch');
   }
+});
+
+t.test("through the bridge's own stderr writer: the same bytes as pino's, ASCII lines and others alike", async (t) => {
+  const file = join(tempDir('gcb-request-line-'), 'log');
+  const fd = openSync(file, 'w');
+  const writer = new BatchedWriter(fd);
+  const viaPino = capture();
+  const write = requestLineWriter(createLogger({ destination: writer }));
+  const reference = createLogger({ destination: viaPino.stream });
+  // Alternating, so a name that needs UTF-8 comes between ASCII ones and the other way round.
+  for (const line of [...lines, ...lines.toReversed()]) {
+    write(line);
+    reference.info(line, 'request');
+  }
+  await new Promise<void>((resolve) => writer.flush(resolve));
+  closeSync(fd);
+  const withoutTime = (text: string) => text.replaceAll(/"time":\d+,/g, '"time":0,');
+  t.equal(withoutTime(readFileSync(file, 'utf8')), withoutTime(viaPino.lines.join('')));
 });
 
 t.test('a line that changes one field of the one before it is written with the change', async (t) => {

@@ -2,14 +2,11 @@
 // commands from the bridge (/capabilities disabled_commands) and answers a call to one with the
 // bridge's reason. A real bridge on the fixture game (which lacks getTile and worldSize), an MCP
 // server built as gcb mcp builds it, and the SDK's client over an in-memory transport.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import t from 'tap';
 import { BridgeClient } from '../../src/client/client.ts';
-import { createMcpServer } from '../../src/mcp/server.ts';
-import { DEFAULT_TOOL_PREFIX } from '../../src/mcp/tools.ts';
 import { startTestBridge } from '../helpers/bridge.ts';
+import { inMemorySession } from './helpers.ts';
 
 t.test('a disabled command over MCP: no tool, and a call says it is disabled and why', async (t) => {
   const b = await startTestBridge(t);
@@ -21,12 +18,7 @@ t.test('a disabled command over MCP: no tool, and a call says it is disabled and
     'the bridge reports get_tile disabled',
   );
 
-  const server = createMcpServer({ client, capabilities, prefix: DEFAULT_TOOL_PREFIX });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const mcp = new Client({ name: 'disabled-test', version: '1.0.0' });
-  await mcp.connect(clientSide);
-  t.teardown(() => mcp.close());
+  const { client: mcp } = await inMemorySession(t, client);
 
   const { tools } = await mcp.listTools();
   t.notOk(

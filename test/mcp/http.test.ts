@@ -1,4 +1,4 @@
-// gcb mcp over streamable HTTP on loopback, driven by the SDK's own Client: the full sandbox (36
+// gcb mcp over streamable HTTP on loopback, driven by the SDK's own Client: the full sandbox (39
 // tools, an error result with did_you_mean, an image), one session per agent token, and the
 // Origin/Host/token checks in front of it.
 import { writeFileSync } from 'node:fs';

@@ -1,26 +1,19 @@
 // The MCP server's instructions (decisions §7): a model is told to follow the world with
 // recv_events rather than list it again, and worldbox_recv_events works as a tool (a long-poll
 // answered by the next event).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import t from 'tap';
 import { BridgeClient, type Capabilities } from '../../src/client/client.ts';
-import { createMcpServer, instructionsFor } from '../../src/mcp/server.ts';
+import { instructionsFor } from '../../src/mcp/server.ts';
 import { startEventBridge, TOKEN } from '../events/helpers.ts';
+import { inMemorySession } from './helpers.ts';
 
 t.setTimeout(120_000);
 
 t.test('the instructions point at recv_events, with its cursor and wait', async (t) => {
   const b = await startEventBridge(t);
   const bridge = new BridgeClient({ url: b.bridge.url, token: TOKEN });
-  const capabilities = await bridge.capabilities();
-  const server = createMcpServer({ client: bridge, capabilities, prefix: 'worldbox_' });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'instructions-test', version: '1.0.0' });
-  t.teardown(() => client.close());
-  await client.connect(clientSide);
+  const { client } = await inMemorySession(t, bridge);
 
   const instructions = client.getInstructions() ?? '';
   t.match(instructions, /call worldbox_recv_events instead of listing the world again/);

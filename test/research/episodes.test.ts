@@ -8,7 +8,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { SANDBOX_GAME } from '../../src/bridge.ts';
-import { startTestBridge, tempDir, writeConfig, type TestBridge } from '../helpers/bridge.ts';
+import { startTestBridge, tempDir, until, writeConfig, type TestBridge } from '../helpers/bridge.ts';
 import { gcbIn } from '../gcb/helpers.ts';
 
 // Real bridges (the sandbox world), several per file, on a loaded machine.
@@ -212,7 +212,10 @@ t.test('one record at a time, record_stop with none, confined names, a world swa
   await b.ok('generate_world', { zone_x: 2, zone_y: 2, seed: 7 });
   const events = (await b.ok('recv_events', { kinds: ['record_stopped'] })).items;
   t.match(events.at(-1), { kind: 'record_stopped', name: 'swapped', path: 'episodes/swapped.jsonl', reason: 'world_swapped' });
-  const swapped = lines(join(b.configDir, 'episodes', 'swapped.jsonl'));
+  // decisions §15: written off the game thread, the end line reaches the file just after the swap frame.
+  const file = join(b.configDir, 'episodes', 'swapped.jsonl');
+  await until(() => readFileSync(file, 'utf8').includes('"end":"world_swapped"'), 10_000, 'the end line to be written');
+  const swapped = lines(file);
   t.match(swapped.at(-1), { end: 'world_swapped' });
   t.notOk(
     swapped.some((line) => line.name === 'generate_world'),

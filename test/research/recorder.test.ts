@@ -3,8 +3,11 @@
 // max_bytes, and reports it), orders counted from the record's first command at its first tick and
 // from 0 again once the tick moved (a rewind back to that tick included), hash lines after a command
 // that moved the tick and after the first frame past every 60th tick, and a world swap ending it.
+import { fstatSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
-import { Recorder, type RecordStopped } from '../../src/commands/shared/recorder.ts';
+import { fileSink, Recorder, type RecordStopped } from '../../src/commands/shared/recorder.ts';
+import { tempDir } from '../helpers/bridge.ts';
 import { createWorldClock } from '../../src/dispatch/world-clock.ts';
 import { parseEpisode, type EpisodeHeader } from '../../src/shared/episode-format.ts';
 
@@ -19,7 +22,7 @@ function harness(options: { maxBytes?: number; mode?: 'realtime' | 'lockstep'; s
   const recorder = new Recorder({
     name: 'r',
     path: 'episodes/r.jsonl',
-    sink: { write: (chunk) => void (text += chunk), close: () => void closed++ },
+    sink: { write: (chunk) => void (text += chunk), close: () => (closed++, Promise.resolve(null)) },
     header,
     clock,
     world: () => ({ tick: world.tick, hash: hashOf(world.tick) }),
@@ -126,4 +129,33 @@ t.test('a world swap ends the record', async (t) => {
   t.match(h.stops, [{ reason: 'world_swapped' }]);
   h.command('spawn');
   t.equal(h.lines().filter((line: Record<string, unknown>) => line.name === 'spawn').length, 1, 'nothing after it');
+});
+
+t.test('fileSink: write() takes the text and returns before it is on disk; close() resolves once every line is written, in order', async (t) => {
+  const file = join(tempDir('gcb-sink-'), 'r.jsonl');
+  const fd = openSync(file, 'wx', 0o600);
+  const sink = fileSink(fd);
+  for (let i = 0; i < 1000; i++) sink.write(`line ${i}\n`);
+  // One write at a time, by libuv's threads: the next goes only when the last one's callback has run
+  // on this thread's event loop, so until it turns, at most the first line can have reached the file.
+  t.ok(['', 'line 0\n'].includes(readFileSync(file, 'utf8')), 'the writes wait for the event loop; the calls did not');
+  t.equal(await sink.close(), null);
+  const text = readFileSync(file, 'utf8');
+  t.equal(text, Array.from({ length: 1000 }, (_, i) => `line ${i}\n`).join(''), 'every line, in order');
+  sink.write('after the close\n');
+  t.equal(await sink.close(), null, 'close() again: the same answer');
+  t.equal(readFileSync(file, 'utf8'), text, 'nothing taken after the close');
+  t.throws(() => fstatSync(fd), { code: 'EBADF' }, 'the file is closed');
+});
+
+t.test('fileSink: a write that fails ends the writing; close() resolves with its error, never rejects', async (t) => {
+  const file = join(tempDir('gcb-sink-'), 'r.jsonl');
+  writeFileSync(file, '');
+  const readOnly = openSync(file, 'r');
+  const sink = fileSink(readOnly);
+  sink.write('cannot be written\n');
+  sink.write('nor this\n');
+  const error = await sink.close();
+  t.match(error, { code: 'EBADF' }, 'the write error');
+  t.equal(readFileSync(file, 'utf8'), '');
 });

@@ -1,7 +1,8 @@
 // decisions §12, savepoints over HTTP: savepoint → rewind puts back the hash, the tick and the random
 // state (the same commands after a rewind give the same hashes), the rewound event, the limit of
 // [Game] max_savepoints (one more: 422 naming it), unknown and dropped ids (422 naming the known ones,
-// nothing changed), and generate_world dropping them all.
+// nothing changed), generate_world dropping them all, and a rewind ending the pulsed runs in flight
+// (decisions §15: nothing of the abandoned timeline reaches the rewound world).
 import t from 'tap';
 import { startResearch, type ResearchBridge } from './helpers.ts';
 
@@ -48,6 +49,29 @@ t.test('rewind emits rewound { from_tick, to_tick, id } at the tick it went back
   t.match(event, { kind: 'rewound', tick: 0, from_tick: 6, to_tick: 0, id: 1 });
   const caps = (await (await b.fetch('/capabilities')).json()) as any;
   t.ok(caps.event_kinds.includes('rewound'), 'a kind of /capabilities');
+});
+
+t.test('rewind ends every pulsed run in flight: nothing of the abandoned timeline reaches the rewound world', async (t) => {
+  const b = await startResearch(t);
+  await b.ok('savepoint');
+  // Under lockstep a pulsed run pulses once a tick of a step: one walker a pulse here.
+  const pulsing = b.cmd('invoke_power', { power_id: 'drop', x: 4, y: 4, pulses: 50 });
+  const walkers = async () => (await b.ok('get_world_state')).population_alive as number;
+  await b.ok('step', { ticks: 5 });
+  t.equal(await walkers(), 5, 'five pulses landed');
+  const rewound = await b.ok('rewind', { id: 1 });
+  t.equal(rewound.tick, 0);
+  t.equal(await walkers(), 0, 'the rewound world has none of them');
+  await b.ok('step', { ticks: 20 });
+  t.equal(await walkers(), 0, 'and the run of the old timeline pulses no more into it');
+  const answer = await pulsing;
+  t.equal(answer.status, 200);
+  t.match(
+    answer.body.result,
+    { power_id: 'drop', pulses: 50, pulses_applied: 5, stopped: 'world_changed' },
+    'it answers what it did, stopped as by a world swap',
+  );
+  t.equal((await b.ok('world_hash')).tick, 20);
 });
 
 t.test('the limit: at max_savepoints, one more is 422 naming the limit and savepoint_drop; a drop makes room', async (t) => {

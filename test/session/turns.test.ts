@@ -6,7 +6,6 @@
 import t from 'tap';
 import { parseAgents } from '../../src/config/agents.ts';
 import type { CommandDef } from '../../src/commands/define.ts';
-import { BridgeError } from '../../src/errors/bridge-error.ts';
 import { callSession } from '../../src/session/pool-calls.ts';
 import { Session } from '../../src/session/session.ts';
 import { createSharedState } from '../../src/shared/layout.ts';
@@ -144,13 +143,22 @@ t.test('the turn gate: the holder, gods and ungated commands pass; others get TU
   t.equal(s.checkTurn(gated, caller('a')), null, 'the holder');
   t.equal(s.checkTurn(gated, caller('g')), null, 'a god');
   t.equal(s.checkTurn(read, caller('b')), null, 'an ungated command');
-  const refused = s.checkTurn(gated, caller('b'));
-  t.ok(refused instanceof BridgeError);
-  t.equal(refused?.code, 'TURN_NOT_YOURS');
-  t.equal(refused?.message, "it is a's turn; 'spawn' waits for your turn (turn_order: a → b)");
+  t.same(
+    s.checkTurn(gated, caller('b')),
+    { ok: false, code: 'TURN_NOT_YOURS', message: "it is a's turn; 'spawn' waits for your turn (turn_order: a → b)" },
+    'a Failure, as the hooks beside it give',
+  );
   const advance = callSession(s, 'turn_advance', {}, caller('b'));
   t.match(advance, { ok: false, code: 'TURN_NOT_YOURS', message: "it is a's turn; only the holder or a god can pass it" });
   const free = start({ agents: [player('a'), player('b')] });
   t.equal(free.s.checkTurn(gated, free.caller('b')), null, 'not turn-based: no gate');
   t.equal(free.s.turnHolder, null);
+});
+
+t.test('a reload that puts the holder at the head of the rotation leaves the turn with it', async (t) => {
+  const { s, events, caller } = start({ turn_based: true, agents: [player('a'), player('b'), player('c')] });
+  callSession(s, 'turn_advance', {}, caller('a')); // b holds
+  s.reload(config({ turn_based: true, turn_order: ['b', 'c', 'a'], agents: [player('a'), player('b'), player('c')] }));
+  t.equal(s.turnHolder, 'b');
+  t.equal(events.length, 1, 'no turn_changed but the advance');
 });

@@ -31,5 +31,5 @@ export default defineCommand({
   precheck: (args, caller, checks) => checkItems(args, checks) ?? checkItemAccess(args, caller, checks),
   checkAccess: checkItemAccess,
   keepsTurn: (args, result, checks) => ranGatedItem(args, result.results, checks),
-  frame: (env) => runBatch(env.args, env.runFrame),
+  frame: (env) => runBatch(env.args, env.runFrame, env.progress),
 });

@@ -43,6 +43,8 @@ export default defineCommand({
   pool: async (env) => {
     const seed = env.args.seed ?? randomInt(0, MAX_SEED + 1);
     const game = await env.game();
+    // decisions §14: its phases, for a caller that asked.
+    env.progress(1, 2, 'generate');
     // The heavy part, off the game thread: no frame waits for it.
     const snapshot = game.generateWorld({
       zonesX: env.args.zone_x,
@@ -50,6 +52,7 @@ export default defineCommand({
       seed,
       ...(env.args.rules !== undefined && { rules: env.args.rules }),
     });
+    env.progress(2, 2, 'install');
     return (await env.frame('install', snapshot)) as InstalledWorld;
   },
 });

@@ -60,6 +60,8 @@ export default defineCommand({
   },
   pool: async (env) => {
     const { args, info } = env;
+    // decisions §14: its phases (read, decode, install), for a caller that asked.
+    env.progress(1, 3, 'read');
     // Every argument is checked and the file read before the world is marked or touched.
     let bytes: Uint8Array;
     let source: 'path' | 'bytes_b64';
@@ -82,6 +84,7 @@ export default defineCommand({
     // decisions §3: world_loading is true from here until the swap frame, so a save_world in
     // between is refused instead of saving the world being replaced.
     await env.frame('mark_loading');
+    env.progress(2, 3, 'decode');
     let snapshot: WorldSnapshot;
     try {
       snapshot = game.decodeSave(bytes);
@@ -91,6 +94,7 @@ export default defineCommand({
     }
     // The install phase clears the flag itself when it runs; should it never run (504), the
     // clear_loading phase is queued in its place.
+    env.progress(3, 3, 'install');
     await env.enqueue('install', snapshot, 'clear_loading');
     return { scheduled: true, bytes: bytes.byteLength, source, path, width: snapshot.width, height: snapshot.height, seed: snapshot.seed };
   },

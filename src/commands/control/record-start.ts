@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { LIMITS } from '../../limits.ts';
 import { EPISODE_FORMAT, type EpisodeHeader } from '../../shared/episode-format.ts';
-import { checkNotRecording, openRecordFile, Recorder, recordHolderOf } from '../shared/recorder.ts';
-import { recordPath, type RecordPath } from '../shared/episodes.ts';
+import { checkNotRecording, fileSink, Recorder, recordHolderOf } from '../shared/recorder.ts';
+import { createRecordFile, discardRecordFile, recordPath, type RecordPath } from '../shared/episodes.ts';
 import { SAVE_NAME_PATTERN } from '../shared/saves.ts';
 import { defineCommand } from '../define.ts';
 
@@ -17,13 +17,16 @@ interface Begin extends RecordPath {
   name: string;
   modVersion: string;
   game: string;
+  /** The new file, open for writing (createRecordFile, on the pool thread). */
+  fd: number;
 }
 
 export default defineCommand({
   name: 'record_start',
   category: 'control',
   description:
-    'Start recording an episode to episodes/<name>.jsonl (mode 0600, replaced if it exists): a header with the seed, ' +
+    'Start recording an episode to a new file episodes/<name>.jsonl (mode 0600; anything already at that name is ' +
+    'refused, unless replace is true and it is a regular file): a header with the seed, ' +
     'size, tick and world_hash, then every accepted action and control command at its tick and order, and a hash line ' +
     'after each step. One record at a time; it ends with record_stop, at 256 MiB, or when the world is replaced ' +
     '(each emits record_stopped). `gcb replay FILE` runs it again and checks every hash.',
@@ -34,6 +37,9 @@ export default defineCommand({
         pattern: SAVE_NAME_PATTERN,
         description: 'record name: 1-64 of A-Z a-z 0-9 . _ -, starting with a letter or digit',
       }),
+      replace: Type.Optional(
+        Type.Boolean({ default: false, description: 'remove a regular file already at the name first (never a link, a FIFO or a folder)' }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -42,9 +48,11 @@ export default defineCommand({
   binds: ['stateHash'],
   runsOnGameThread: false,
   phases: {
+    // Before the file is made or a file replaced: a refused start touches nothing.
+    check: ({ clock }) => checkNotRecording(recordHolderOf(clock)),
     begin: ({ game, clock, emit }, input: Begin) => {
       const holder = recordHolderOf(clock);
-      checkNotRecording(holder); // before the file is opened: a refused start truncates nothing
+      checkNotRecording(holder); // again: another record may have started since the check
       const world = game.getWorldState?.();
       const header: EpisodeHeader = {
         format: EPISODE_FORMAT,
@@ -59,7 +67,7 @@ export default defineCommand({
       holder.current = new Recorder({
         name: input.name,
         path: input.shown,
-        sink: openRecordFile(input.file, input.shown),
+        sink: fileSink(input.fd),
         header,
         clock,
         world: () => ({ tick: game.currentTick(), hash: game.stateHash() }),
@@ -71,8 +79,16 @@ export default defineCommand({
     },
   },
   pool: async ({ args, info, frame }) => {
+    await frame('check');
     const path = await recordPath(info, args.name);
-    const begin: Begin = { ...path, name: args.name, modVersion: info.modVersion, game: info.gameVersion };
-    return frame('begin', begin);
+    // decisions §15: created new here, off the game thread; a name in use is refused, no open waits.
+    const fd = await createRecordFile(path, args.replace ?? false);
+    const begin: Begin = { ...path, name: args.name, modVersion: info.modVersion, game: info.gameVersion, fd };
+    try {
+      return await frame('begin', begin);
+    } catch (err) {
+      await discardRecordFile(path, fd);
+      throw err;
+    }
   },
 });

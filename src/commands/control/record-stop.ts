@@ -1,12 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import { gameRejected } from '../../errors/bridge-error.ts';
+import { describeException, errorOf, gameRejected } from '../../errors/bridge-error.ts';
+import { gameCrashFailure } from '../../errors/failures.ts';
 import { recordHolderOf } from '../shared/recorder.ts';
 import { NoArgs, defineCommand } from '../define.ts';
 
 export default defineCommand({
   name: 'record_stop',
   category: 'control',
-  description: 'End the running record: its end line (tick and world_hash now) is written and the file closed. Emits record_stopped.',
+  description:
+    'End the running record: its end line (tick and world_hash now) is written and the file closed; the answer comes ' +
+    'once the file holds every line. Emits record_stopped.',
   args: NoArgs,
   result: Type.Object({
     name: Type.String(),
@@ -27,6 +30,12 @@ export default defineCommand({
     if (running === null || running.stopped) throw gameRejected('no record is running: record_start { name } starts one', 'NotRecording');
     holder.current = null;
     const { name, path, lines, bytes, tick, hash } = running.stop('record_stop');
-    return { name, path, lines, bytes, tick, hash };
+    // decisions §15: the lines are written off the game thread; the answer waits for them, the frame does not.
+    return running.closed!.then((error) => {
+      if (error !== null) {
+        throw errorOf(gameCrashFailure(`${path} could not be written (${error.message}); it holds what was written before`, describeException(error)));
+      }
+      return { name, path, lines, bytes, tick, hash };
+    });
   },
 });

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { savepointsOf } from '../shared/savepoints.ts';
+import { leaveTimeline } from '../shared/world-swap.ts';
 import { defineCommand } from '../define.ts';
 
 export default defineCommand({
@@ -7,7 +8,8 @@ export default defineCommand({
   category: 'control',
   description:
     'Put the world back exactly as it was at savepoint `id`: tick, random state and every record, so its hash is the ' +
-    "savepoint's and the same commands give the same worlds again. The savepoint stays for another rewind. Emits rewound.",
+    "savepoint's and the same commands give the same worlds again. The savepoint stays for another rewind. Pulsed " +
+    'invoke_power runs in flight end (stopped "world_changed"), as on a world swap. Emits rewound.',
   args: Type.Object({ id: Type.Integer({ minimum: 1, description: 'a savepoint id' }) }, { additionalProperties: false }),
   result: Type.Object({
     id: Type.Integer(),
@@ -19,10 +21,12 @@ export default defineCommand({
   binds: ['snapshot', 'restore', 'stateHash'],
   runsOnGameThread: true,
   frame: (env) => {
-    const { game, args, emit } = env;
+    const { game, args, emit, shared } = env;
     const held = savepointsOf(env).get(args.id); // an unknown id is refused before anything changes
     const fromTick = game.currentTick();
     game.restore(held.snapshot);
+    // decisions §15: the runs of the timeline left behind pulse no more.
+    leaveTimeline(shared);
     const tick = game.currentTick();
     emit('rewound', { from_tick: fromTick, to_tick: tick, id: held.id });
     return { id: held.id, from_tick: fromTick, tick, hash: game.stateHash() };

@@ -26,16 +26,20 @@ export default defineCommand({
   permission: { all: ['control_world'] },
   binds: ['snapshotWorld', 'encodeSave', 'getUiState'],
   runsOnGameThread: true,
-  frame: ({ game, args }): WorldSnapshot => {
+  frame: ({ game, args, progress }): WorldSnapshot => {
     checkSaveName(args.folder);
     // decisions §3: a save taken while a swap is pending would hold the world the caller is leaving.
     if (game.getUiState().world_loading) throw gameRejected('a world is loading: save_world is refused until the new world is live', 'WorldLoading');
+    // decisions §14: its phases (copy, encode, write), for a caller that asked.
+    progress(1, 3, 'copy');
     return game.snapshotWorld();
   },
-  pool: async ({ args, info, game: loadGame, emit }, snapshot: WorldSnapshot) => {
+  pool: async ({ args, info, game: loadGame, emit, progress }, snapshot: WorldSnapshot) => {
     const compress = args.compress ?? true;
     const game = await loadGame();
+    progress(2, 3, 'encode');
     const bytes = game.encodeSave(snapshot, compress);
+    progress(3, 3, 'write');
     const path = await writeSave(info, args.folder, bytes);
     // decisions §7: once the file is written (never the machine's path: the folder names it).
     await emit('world_saved', { folder: args.folder, compressed: compress, bytes: bytes.byteLength });

@@ -8,6 +8,7 @@ import type { CallerContext } from '../../shared/caller.ts';
 import type { FrameJob, FrameJobs } from '../../shared/frame.ts';
 import type { GameModule } from '../../shared/game-module.ts';
 import { kTurnHolder, kWorldEpoch, type SharedState } from '../../shared/layout.ts';
+import type { Progress } from '../../shared/progress.ts';
 
 export type StopReason = 'turn_ended' | 'world_changed' | 'deadline' | 'error';
 
@@ -37,6 +38,8 @@ export interface PulseEnv {
   jobs: Pick<FrameJobs, 'register' | 'capacity'>;
   shared: SharedState;
   timings: Pick<Timings, 'pulsedRunBudgetMs'>;
+  /** decisions §14: pulses applied of pulses, for a caller that asked. */
+  progress?: Progress;
 }
 
 /** The tile of pulse `index` (0-based) on the straight line from (x, y) to (x2, y2). */
@@ -87,6 +90,7 @@ export function startPulsedRun(env: PulseEnv, plan: PulsePlan, now: () => number
         return finish('error', err instanceof Error ? err.message : String(err));
       }
       applied++;
+      env.progress?.(applied, plan.pulses);
       return applied >= plan.pulses ? finish() : false;
     },
     cancel() {

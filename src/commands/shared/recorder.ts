@@ -1,17 +1,21 @@
-// decisions §12: the episode record a game thread writes while record_start ... record_stop run.
+// decisions §12: the episode record a game thread keeps while record_start ... record_stop run.
 // It follows the world through the clock's hooks, as any feature could: each placed command is a
 // line, a hash line follows every command that moved the tick (step, rewind) and, under realtime,
 // the first frame past every 60th tick, and a world swap ends the record (a record covers one world). One record at a
 // time per game thread. The file format itself is shared/episode-format.ts's.
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
-import { badArgs, gameRejected } from '../../errors/bridge-error.ts';
+// decisions §15: the lines leave the game thread to be written (fileSink): a slow disk delays the
+// file, never a frame.
+import { close, write } from 'node:fs';
+import { gameRejected } from '../../errors/bridge-error.ts';
 import type { PlacedCommand, WorldClock } from '../../shared/frame.ts';
 import { endLine, type EpisodeCommand, type EpisodeHeader, hashLine, type RecordEnd } from '../../shared/episode-format.ts';
 
-/** Where the lines go: a file on the game thread, or a test's buffer. */
+/** Where the lines go: a file written off the game thread, or a test's buffer. */
 export interface RecordSink {
+  /** Takes the text at once; never blocks. */
   write(text: string): void;
-  close(): void;
+  /** Resolves once everything taken is written and the file closed: null, or the write's error. Never rejects. */
+  close(): Promise<Error | null>;
 }
 
 export interface RecordStopped {
@@ -57,6 +61,7 @@ export class Recorder {
   #bytes = 0;
   #lines = 0;
   #stopped = false;
+  #closed: Promise<Error | null> | null = null;
 
   constructor(options: RecorderOptions) {
     this.#options = options;
@@ -69,7 +74,17 @@ export class Recorder {
       clock.onCommand((command) => this.#command(command)),
       clock.onTick((tick, movedBy) => this.#tick(tick, movedBy)),
       clock.onWorldSwap(() => this.stop('world_swapped')),
+      // The bridge closing: what is taken reaches the file. No end line: the record was cut short.
+      clock.onClose(() => (this.#closed ??= this.#options.sink.close())),
     ];
+  }
+
+  /**
+   * Once stopped: resolves when the file holds every line (null) or a write failed (its error).
+   * Null before the record stops.
+   */
+  get closed(): Promise<Error | null> | null {
+    return this.#closed;
   }
 
   get lines(): number {
@@ -92,7 +107,7 @@ export class Recorder {
     for (const remove of this.#removers) remove();
     // The end line is always written: the bound keeps room for it.
     this.#write(endLine(tick, hash, reason, this.#lines));
-    this.#options.sink.close();
+    this.#closed = this.#options.sink.close();
     const stopped = { name: this.name, path: this.path, reason, lines: this.#lines, bytes: this.#bytes, tick, hash };
     this.#options.onStop(stopped);
     return stopped;
@@ -152,21 +167,59 @@ export class Recorder {
 /** Room kept for the end line: its figures never make it longer than this. */
 const RESERVED_FOR_END = 256;
 
-/** A file sink: opened 0600, never through a link at the record's own name. */
-export function openRecordFile(file: string, shown: string): RecordSink {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP') throw badArgs(`${shown} is a link: records are written inside episodes/ only; remove it or pick another name`);
-    if (code === 'EISDIR') throw badArgs(`${shown} is a folder: pick another record name`);
-    throw err;
-  }
-  return {
-    write: (text) => void writeSync(fd, text),
-    close: () => closeSync(fd),
+/**
+ * decisions §15: a record's file as the game thread writes it. The lines are taken at once and
+ * written by libuv's threads, one write at a time with what has gathered meanwhile, so the game
+ * thread never waits for the disk; its callbacks run between frames (under lockstep, between
+ * drains). What waits in memory is bounded by the record's own bound (256 MiB). `fd` was opened
+ * by the pool step (createRecordFile), write-only and new.
+ */
+export function fileSink(fd: number): RecordSink {
+  let gathered: string[] = [];
+  let writing = false;
+  let closing = false;
+  let failed: Error | null = null;
+  let done!: (error: Error | null) => void;
+  const closed = new Promise<Error | null>((resolve) => (done = resolve));
+  const next = (): void => {
+    if (writing) return;
+    if (gathered.length === 0 || failed !== null) {
+      gathered = [];
+      if (closing) close(fd, (err) => done(failed ?? err ?? null));
+      return;
+    }
+    const chunk = Buffer.from(gathered.join(''));
+    gathered = [];
+    writing = true;
+    writeAll(fd, chunk, 0, (err) => {
+      writing = false;
+      failed ??= err;
+      next();
+    });
   };
+  return {
+    write(text) {
+      if (closing || failed !== null) return;
+      gathered.push(text);
+      next();
+    },
+    close() {
+      if (!closing) {
+        closing = true;
+        next();
+      }
+      return closed;
+    },
+  };
+}
+
+/** Writes `chunk` from `offset` on, however many writes it takes. */
+function writeAll(fd: number, chunk: Buffer, offset: number, then: (err: Error | null) => void): void {
+  write(fd, chunk, offset, chunk.length - offset, null, (err, written) => {
+    if (err) return then(err);
+    if (offset + written < chunk.length) return writeAll(fd, chunk, offset + written, then);
+    then(null);
+  });
 }
 
 const recorders = new WeakMap<WorldClock, { current: Recorder | null }>();

@@ -26,8 +26,8 @@ export function traced(trace: RunTrace | null, failure: Failure): Failure {
   return failure;
 }
 
-/** Runs one parsed request; with a trace, it notes what the idempotency layer needs. */
-export type RunRequest = (c: AppContext, request: CommandRequest, trace: RunTrace | null) => Promise<Response>;
+/** Runs one parsed request; with a trace, it notes what the idempotency layer needs. `progressToken`: decisions §14. */
+export type RunRequest = (c: AppContext, request: CommandRequest, trace: RunTrace | null, progressToken: string | undefined) => Promise<Response>;
 
 // decisions §8: the answers of requests that reached the game (the backstop's 504 is decided apart).
 const KEPT_STATUSES = new Set([200, 422, 500]);
@@ -45,11 +45,11 @@ function notStored(response: Response): Response {
  * is only checked: nothing is kept.
  */
 export function keyedRun(store: IdempotencyStore | undefined, registry: CommandRegistry, run: RunRequest) {
-  return async function runKeyed(c: AppContext, request: CommandRequest, key: string): Promise<Response> {
+  return async function runKeyed(c: AppContext, request: CommandRequest, key: string, progressToken: string | undefined): Promise<Response> {
     const { name, args } = request;
     const registered = registry.get(name);
     // decisions §13: a read or meta command (or an unknown name) keeps nothing and checks nothing: it simply runs again.
-    if (!store || !registered || !keepsAnswer(registered.def)) return notStored(await run(c, request, null));
+    if (!store || !registered || !keepsAnswer(registered.def)) return notStored(await run(c, request, null, progressToken));
     const requestPrint = fingerprint(name, args);
     for (;;) {
       const claim = store.claim(c.get('caller').agentId, key, requestPrint);
@@ -66,7 +66,7 @@ export function keyedRun(store: IdempotencyStore | undefined, registry: CommandR
       const trace: RunTrace = { settled: null, body: null, failure: null };
       let response: Response;
       try {
-        response = await run(c, request, trace);
+        response = await run(c, request, trace, progressToken);
       } catch (err) {
         claim.finish(null);
         throw err;

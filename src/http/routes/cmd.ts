@@ -7,15 +7,17 @@ import { argsProblem } from '../../commands/args-problem.ts';
 import type { CheckContext, CommandDef } from '../../commands/define.ts';
 import type { CommandRegistry } from '../../commands/registry.ts';
 import type { Execution } from '../../dispatch/execute.ts';
+import type { Client } from '../../dispatch/game-queue.ts';
 import type { Releasable } from '../../dispatch/pool.ts';
-import { badArgs, failureOf, failureOrNull, toFailure, type BridgeError } from '../../errors/bridge-error.ts';
-import { DEFAULT_TIMINGS, LIMITS } from '../../limits.ts';
+import { badArgs, failureOf, toFailure, type BridgeError } from '../../errors/bridge-error.ts';
+import { DEFAULT_TIMINGS } from '../../limits.ts';
 import { badArgsFailure, disabledFailure } from '../../errors/failures.ts';
 import { keyProblem } from '../../idempotency/key.ts';
 import type { IdempotencyStore } from '../../idempotency/store.ts';
 import type { Session } from '../../session/session.ts';
 import type { CallerContext } from '../../shared/caller.ts';
 import { kTick, type SharedState } from '../../shared/layout.ts';
+import { progressTokenProblem, type ProgressChannel, type ProgressSink } from '../../shared/progress.ts';
 import { isJsonContentType, parseCommandBody, type CommandRequest } from '../body.ts';
 import { header, round, type AppContext, type Env, type RequestLog } from '../context.ts';
 import { successBody } from '../envelope.ts';
@@ -32,8 +34,12 @@ export interface CmdDeps {
   maxBodyBytes: number;
   /** decisions §13: an agent's rest for each MiB of its large bodies and answers (default the bridge's). */
   transferRestMsPerMiB?: number;
-  /** `slot`: the request's admission slot, which a waiting recv_events gives back (decisions §7). */
-  execute(def: CommandDef, args: unknown, caller: CallerContext, slot: Releasable): Promise<Execution>;
+  /**
+   * `slot`: the request's admission slot, which a waiting recv_events gives back (decisions §7).
+   * decisions §14: `client`, whose leaving before the command started takes it off the queue;
+   * `progress`, where the command's progress goes.
+   */
+  execute(def: CommandDef, args: unknown, caller: CallerContext, slot: Releasable, client?: Client, progress?: ProgressSink): Promise<Execution>;
   /** decisions §8: the kept answers of Idempotency-Key requests; without it the header is only checked. */
   idempotency?: IdempotencyStore;
 }
@@ -45,7 +51,7 @@ export interface CmdDeps {
  * Idempotency-Key is checked first and its kept answer consulted once the body is parsed. A
  * command's own hooks run in that order too: precheck before the slot, checkAccess with it.
  */
-export function cmdRoutes(deps: CmdDeps): Hono<Env> {
+export function cmdRoutes(deps: CmdDeps, progressChannel?: ProgressChannel): Hono<Env> {
   const checks: CheckContext = { commands: deps.registry, checkTurn: (def, caller) => deps.session.checkTurn(def, caller) };
   const limitBody = bodyLimiter(deps.maxBodyBytes, runCommand);
   const transfers = new TransferGate(deps.transferRestMsPerMiB ?? DEFAULT_TIMINGS.transferRestMsPerMiB);
@@ -68,18 +74,21 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
   }
 
   async function runCommand(c: AppContext): Promise<Response> {
-    // decisions §8: a malformed key is refused before the body is read.
+    // decisions §8 and §14: a malformed key or progress token is refused before the body is read.
     const key = header(c, 'idempotency-key');
     const keyError = key === undefined ? null : keyProblem(key);
     if (keyError !== null) return fail(c, badArgsFailure(keyError), '', {});
+    const progressToken = header(c, 'progress-token');
+    const tokenError = progressToken === undefined ? null : progressTokenProblem(progressToken);
+    if (tokenError !== null) return fail(c, badArgsFailure(tokenError), '', {});
     const request = await readBody(c, transfers);
     if (request instanceof Error) return fail(c, failureOf(request), '', {});
     c.set('cmdRequest', request);
-    if (key === undefined) return runRequest(c, request, null);
-    return runKeyed(c, request, key);
+    if (key === undefined) return runRequest(c, request, null, progressToken);
+    return runKeyed(c, request, key, progressToken);
   }
 
-  async function runRequest(c: AppContext, request: CommandRequest, trace: RunTrace | null): Promise<Response> {
+  async function runRequest(c: AppContext, request: CommandRequest, trace: RunTrace | null, progressToken: string | undefined): Promise<Response> {
     const line = c.get('line');
     const caller = c.get('caller');
     const { name, args } = request;
@@ -98,14 +107,17 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
     const permit = admitted instanceof Promise ? await timedWait(line, admitted) : admitted;
     if (permit === null) return fail(c, deps.admission.refusal(), name, args);
     let holdUntil: Promise<void> | null = null;
+    let progress: ReturnType<ProgressChannel['open']> | undefined;
     try {
       // spec step 4: permission, then turn, both before any game-state work, then the command's own.
       const refused =
-        permissionFailure(name, def.permission, caller) ??
-        failureOrNull(deps.session.checkTurn(def, caller)) ??
-        def.checkAccess?.(args as never, caller, checks);
+        permissionFailure(name, def.permission, caller) ?? deps.session.checkTurn(def, caller) ?? def.checkAccess?.(args as never, caller, checks);
       if (refused) return fail(c, refused, name, args);
-      const run = await deps.execute(def, args, caller, permit);
+      // decisions §14: progress for the caller alone, open until its answer is made.
+      if (progressToken !== undefined && progressChannel) progress = progressChannel.open(caller, progressToken, name);
+      // decisions §14: Node's response tells whether the client is still there (none under app.request()).
+      const run = await deps.execute(def, args, caller, permit, c.env?.outgoing, progress?.report);
+      progress?.close();
       if (run.place) c.set('place', run.place);
       holdUntil = run.settled;
       if (trace) trace.settled = run.settled;
@@ -119,12 +131,13 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
         return fail(c, traced(trace, toFailure(err)), name, args);
       }
       if (trace) trace.body = body;
-      // decisions §13: a large answer is paced like a large body.
-      if (body.length > LIMITS.largeBodyBytes) transfers.charge(caller.agentId, body.length);
+      // decisions §13 and §15: an answer is paced like a body, whatever its size.
+      transfers.charge(caller.agentId, body.length);
       // decisions §11: only an answer of 200 that did the turn's work keeps it (by default, a gated command's).
       if (def.keepsTurn ? def.keepsTurn(args as never, run.outcome.value as never, checks) : def.turnGated) deps.session.acted(caller);
       return send(c, 200, body);
     } finally {
+      progress?.close();
       // spec step 6: the slot goes back once the answer is serialised, or, after a backstop
       // answer, once the work it stands for has really ended.
       if (holdUntil) void holdUntil.then(() => permit.release());
@@ -135,11 +148,10 @@ export function cmdRoutes(deps: CmdDeps): Hono<Env> {
   return new Hono<Env>().post('/cmd', cmd);
 }
 
-/** The body read and parsed; decisions §13: paced by the agent's large transfers. */
+/** The body read and parsed; decisions §13 and §15: paced with all of the agent's transfers. */
 async function readBody(c: AppContext, transfers: TransferGate): Promise<CommandRequest | BridgeError> {
-  // A body of unknown length (chunked) counts as large.
-  const large = !(Number(header(c, 'content-length')) <= LIMITS.largeBodyBytes);
-  const turn = transfers.enter(c.get('caller').agentId, large);
+  // A body of unknown length (chunked, NaN here) is charged once read.
+  const turn = transfers.enter(c.get('caller').agentId, Number(header(c, 'content-length')));
   const release = turn === null ? null : await turn;
   let bytesRead = 0;
   try {

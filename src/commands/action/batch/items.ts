@@ -1,7 +1,6 @@
 // decisions §8: the main loop's checks of a batch's items, each as if the item came alone. One bad
 // item refuses the whole batch, naming it (`commands[3]: ...`).
 import { permissionFailure } from '../../../auth/permissions.ts';
-import { failureOrNull } from '../../../errors/bridge-error.ts';
 import { badArgsFailure, type Failure } from '../../../errors/failures.ts';
 import type { CallerContext } from '../../../shared/caller.ts';
 import { argsProblem } from '../../args-problem.ts';
@@ -52,7 +51,7 @@ export function checkItemAccess(request: BatchArgs, caller: CallerContext, check
     const at = `commands[${index}]`;
     const def = checks.commands.get(item.name)?.def;
     if (!def) return unknownItem(at, item.name, checks);
-    const refused = permissionFailure(def.name, def.permission, caller) ?? failureOrNull(checks.checkTurn(def, caller));
+    const refused = permissionFailure(def.name, def.permission, caller) ?? checks.checkTurn(def, caller);
     if (refused) return { ...refused, message: `${at}: ${refused.message}` };
   }
   return null;

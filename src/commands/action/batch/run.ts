@@ -2,17 +2,21 @@
 // command would get; an item that throws is its own failure (GAME_CRASH for an exception of the
 // game), and with stop_on_error the items after it are skipped, never run.
 import type { Outcome } from '../../../errors/bridge-error.ts';
+import type { Progress } from '../../../shared/progress.ts';
 import type { BatchArgs, BatchItemResult, BatchResult } from './schema.ts';
 
 /**
  * `runItem` runs one item's frame step and never throws. An item whose step returns a promise (an
  * embedder's command that settles later) still ran in this frame; only the answer waits for it.
+ * decisions §14: `progress` hears items run of items after each one that ran.
  */
 export function runBatch(
   request: BatchArgs,
   runItem: (name: string, args: Record<string, unknown>) => Outcome<unknown> | Promise<Outcome<unknown>>,
+  progress?: Progress,
 ): BatchResult | Promise<BatchResult> {
   const stopOnError = request.stop_on_error ?? true;
+  const total = request.commands.length;
   const outcomes: Array<Outcome<unknown> | Promise<Outcome<unknown>> | null> = [];
   let stopped = false;
   for (const item of request.commands) {
@@ -22,6 +26,7 @@ export function runBatch(
     }
     const outcome = runItem(item.name, item.args ?? {});
     outcomes.push(outcome);
+    progress?.(outcomes.length, total);
     if (stopOnError && !(outcome instanceof Promise) && !outcome.ok) stopped = true;
   }
   if (!outcomes.some((o) => o instanceof Promise)) return tally(outcomes as Array<Outcome<unknown> | null>);
