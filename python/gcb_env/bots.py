@@ -17,9 +17,11 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from ._spaces import Layout
+from ._spaces import CITY_STATS, Layout
 
-__all__ = ["Bot", "NoOp", "RandomLegal", "FirstSpawn", "RoundRobin", "BOTS", "make_bot"]
+_STAT = {name: n for n, name in enumerate(CITY_STATS)}
+
+__all__ = ["Bot", "NoOp", "RandomLegal", "FirstSpawn", "RoundRobin", "GreedyChild", "Investor", "TunedGrow", "Aggressor", "Builder", "BOTS", "SCENARIO_BOTS", "make_bot"]
 
 
 class Bot:
@@ -109,7 +111,132 @@ class RoundRobin(Bot):
         return 0 if action is None else action
 
 
-BOTS: dict[str, Callable[[Layout], Bot]] = {bot.name: bot for bot in (NoOp, RandomLegal, FirstSpawn, RoundRobin)}
+
+
+
+# --- grow and duel ------------------------------------------------------------------------------
+
+
+class ScenarioBot(Bot):
+    """A bot that reads the scenarios' extra parts: the time left, the budget, each city's figures."""
+
+    def part(self, observation: np.ndarray, name: str) -> np.ndarray:
+        return observation[self.layout.slices[name]]
+
+    def time_left(self, observation: np.ndarray) -> float:
+        return float(self.part(observation, "time")[0])
+
+    def city_rows(self, observation: np.ndarray, name: str = "cities") -> np.ndarray:
+        """[anchors, len(CITY_STATS)]: each anchor city's figures (zeros past the last)."""
+        return self.part(observation, name).reshape(self.layout.anchors, len(CITY_STATS))
+
+    def room(self, observation: np.ndarray) -> np.ndarray:
+        """Free housing per anchor city (-1 where there is no city)."""
+        rows = self.city_rows(observation)
+        present = self.part(observation, "anchors").reshape(self.layout.anchors, 2)[:, 0] >= 0
+        return np.where(present, rows[:, _STAT["housing"]] - rows[:, _STAT["units"]], -1)
+
+    def best_legal(self, kind: str, scores: np.ndarray, mask: np.ndarray) -> Optional[int]:
+        """The legal action `kind` at the anchor of highest score, or None."""
+        for anchor in np.argsort(-scores, kind="stable"):
+            action = self.legal(kind, int(anchor), mask)
+            if action is not None:
+                return action
+        return None
+
+
+class GreedyChild(ScenarioBot):
+    """grow: a newborn at the city with most free housing whenever the budget allows."""
+
+    name = "greedy_child"
+
+    def choose(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        action = self.best_legal("child", self.room(observation).astype(float), mask)
+        return 0 if action is None else action
+
+
+class Investor(ScenarioBot):
+    """grow: adults (which breed) while more than `switch` of the episode is left, newborns after;
+    a blessing on the city with most adults when `bless` and there is room; fertilize a city whose
+    land feeds it poorly (fertile per tile under `poor`) while more than `switch` is left. The tuned
+    member of this family (tuned on training seeds) is the bot named `tuned_grow`."""
+
+    name = "investor"
+    switch = 0.5
+    bless = False
+    bless_min = 4  # adults a city needs for a blessing to be worth it
+    poor = 0.0
+
+    def choose(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        room = self.room(observation).astype(float)
+        rows = self.city_rows(observation)
+        if self.time_left(observation) > self.switch:
+            if self.poor > 0:
+                share = rows[:, _STAT["fertile"]] / np.maximum(1.0, rows[:, _STAT["territory"]])
+                poor = np.where(room >= 0, self.poor - share, -1.0)
+                if poor.max() > 0:
+                    action = self.best_legal("fertilize", poor, mask)
+                    if action is not None:
+                        return action
+            if self.bless:
+                unblessed = np.where((rows[:, _STAT["blessed"]] == 0) & (room > 2), rows[:, _STAT["adults"]], -1.0)
+                if unblessed.max() >= self.bless_min:
+                    action = self.best_legal("bless", unblessed, mask)
+                    if action is not None:
+                        return action
+            action = self.best_legal("adult", room, mask)
+        else:
+            action = self.best_legal("child", room, mask)
+        return 0 if action is None else action
+
+
+class Aggressor(ScenarioBot):
+    """duel: lightning at the rival city with most people whenever affordable, else an adult at home."""
+
+    name = "aggressor"
+
+    def choose(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        rival = self.city_rows(observation, "rival_cities")[:, _STAT["units"]].astype(float)
+        for kind in ("lightning", "plague"):
+            action = self.best_legal(kind, rival, mask)
+            if action is not None:
+                return action
+        action = self.best_legal("adult", self.room(observation).astype(float), mask)
+        return 0 if action is None else action
+
+
+class Builder(ScenarioBot):
+    """duel: adults at the city with most room (soldiers and breeders), a blessing on a sick city."""
+
+    name = "builder"
+
+    def choose(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        sick = self.city_rows(observation)[:, _STAT["sick"]].astype(float)
+        if sick.max() > 0:
+            action = self.best_legal("bless", sick, mask)
+            if action is not None:
+                return action
+        action = self.best_legal("adult", self.room(observation).astype(float), mask)
+        return 0 if action is None else action
+
+
+def _member(base: type, name: str, **params) -> type:
+    """A named member of a bot family: its parameters set."""
+    return type(name.title().replace("_", ""), (base,), {"name": name, **params})
+
+
+# The tuned member of the Investor family (grid search on training seeds: python/bench/tune_grow.py).
+TunedGrow = _member(Investor, "tuned_grow", switch=0.04, bless=True, bless_min=16, poor=0.0)
+
+BOTS: dict[str, Callable[[Layout], Bot]] = {
+    bot.name: bot for bot in (NoOp, RandomLegal, FirstSpawn, RoundRobin, GreedyChild, Investor, TunedGrow, Aggressor, Builder)
+}
+# The bots that play each scenario's fixed opponents and references (noop and random play every one).
+SCENARIO_BOTS: dict[str, tuple[str, ...]] = {
+    "default": ("noop", "random", "first_spawn", "round_robin"),
+    "grow": ("noop", "random", "greedy_child", "investor", "tuned_grow"),
+    "duel": ("noop", "random", "aggressor", "builder"),
+}
 
 
 def make_bot(name: str, layout: Layout) -> Bot:

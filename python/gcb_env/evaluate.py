@@ -39,6 +39,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import numpy as np
 
 from . import bots as bots_module
+from ._scenarios import SCENARIO_SPECS, scenario_spec
 from ._spaces import Layout
 from ._stats import mean_interval
 
@@ -61,7 +62,14 @@ class Scenario:
 
     def layout(self, options: Mapping[str, Any]) -> Layout:
         merged = {**self.env, **options}
-        return Layout(int(merged.get("grid", 16)), int(merged.get("anchors", 4)))
+        spec = scenario_spec(merged.get("scenario", "default"))
+        grid = merged.get("grid") or spec.grid
+        return Layout(int(grid), int(merged.get("anchors", 4)), spec.actions, spec.economy, spec.rivals)
+
+    @property
+    def opponents(self) -> tuple[str, ...]:
+        """Its fixed opponents: the bots that play it."""
+        return bots_module.SCENARIO_BOTS[self.name]
 
 
 SCENARIOS: dict[str, Scenario] = {
@@ -74,6 +82,10 @@ SCENARIOS: dict[str, Scenario] = {
         ),
         env={"n_agents": 2, "ticks_per_cycle": 10, "max_cycles": 200},
     ),
+    **{
+        name: Scenario(name=name, description=SCENARIO_SPECS[name].description, env={"scenario": name}, metric="win rate" if SCENARIO_SPECS[name].zero_sum else "return")
+        for name in ("grow", "duel")
+    },
 }
 
 Player = Callable[[np.ndarray, np.ndarray], int]
@@ -166,7 +178,7 @@ def _summary(values: Sequence[float]) -> dict:
 def evaluate(
     scenario: str,
     policy: str,
-    opponents: Sequence[str] = FIXED_OPPONENTS,
+    opponents: Optional[Sequence[str]] = None,
     seeds: Sequence[int] = HELD_OUT,
     baseline: Optional[str] = None,
     workers: int = 1,
@@ -176,6 +188,8 @@ def evaluate(
     (url and tokens for a running bridge, a shorter max_cycles for a quick look)."""
     if scenario not in SCENARIOS:
         raise ValueError(f"no scenario named {scenario!r}; the scenarios are {sorted(SCENARIOS)}")
+    # None: the scenario's fixed opponents.
+    opponents = SCENARIOS[scenario].opponents if opponents is None else opponents
     for name in opponents:
         if name not in bots_module.BOTS:
             raise ValueError(f"no opponent named {name!r}; the fixed opponents are {sorted(bots_module.BOTS)}")
@@ -279,7 +293,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--scenario", default="default", choices=sorted(SCENARIOS))
     parser.add_argument("--policy", required=True, help="bot:NAME, a policy file, or MODULE:ATTR")
     parser.add_argument("--baseline", help="another player for a paired comparison on the same seeds")
-    parser.add_argument("--opponent", action="append", choices=sorted(bots_module.BOTS), help="an opponent (repeat for several); all fixed ones by default")
+    parser.add_argument("--opponent", action="append", choices=sorted(bots_module.BOTS), help="an opponent (repeat for several); the scenario's fixed ones by default")
     parser.add_argument("--seeds", type=parse_seeds, default=list(HELD_OUT), help="world seeds (default: the held-out 10000-10049)")
     parser.add_argument("--workers", type=int, default=1, help="processes, each with its own env and bridge")
     parser.add_argument("--max-cycles", type=int, help="shorter episodes than the scenario's (a quick look, not the protocol)")
@@ -287,7 +301,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser.parse_args(argv)
     options = {} if args.max_cycles is None else {"max_cycles": args.max_cycles}
     try:
-        report = evaluate(args.scenario, args.policy, args.opponent or FIXED_OPPONENTS, args.seeds, args.baseline, args.workers, options)
+        report = evaluate(args.scenario, args.policy, args.opponent or None, args.seeds, args.baseline, args.workers, options)
     except ValueError as err:
         parser.error(str(err))
     print(format_report(report))

@@ -42,7 +42,7 @@ class VersusEnv(gymnasium.Env):
         self.opponent_name = opponent
         self.env_kwargs = dict(env_kwargs)
         self.env = gcb_env.parallel_env(**env_kwargs)
-        self.layout = Layout(int(env_kwargs.get("grid", 16)), int(env_kwargs.get("anchors", 4)))
+        self.layout: Layout = self.env.layout
         self.opponents = {agent: bots.make_bot(opponent, self.layout) for agent in self.env.possible_agents if agent != LEARNER}
         self.observation_space = self.env.observation_space(LEARNER)
         self.action_space = self.env.action_space(LEARNER)
