@@ -1,11 +1,13 @@
 """The evaluation protocol: a policy plays kingdom_0 of a named scenario on fixed held-out seeds
-against each fixed opponent (kingdom_1), and the mean return comes with its 95% interval.
+against each fixed opponent (kingdom_1), and the mean return comes with its 95% interval (duel: and
+the win rate, with Wilson's interval).
 
     python -m gcb_env.evaluate --scenario default --policy bot:round_robin
     python -m gcb_env.evaluate --scenario default --policy ppo-default.npz --baseline bot:round_robin --json out.json
 
 `--policy` (and `--baseline`) name a player:
-- `bot:NAME` (or NAME alone): a bot of gcb_env.bots (noop, random, first_spawn, round_robin);
+- `bot:NAME` (or NAME alone): a bot of gcb_env.bots (noop, random; default: first_spawn, round_robin;
+  grow: greedy_child, investor, tuned_grow; duel: aggressor, builder);
 - a file: a trained policy, read by gcb_env.policy.load_policy;
 - `MODULE:ATTR`: an importable callable `policy(observation, action_mask) -> action`, or a class
   whose instances are one (a gcb_env.bots.Bot subclass gets the env's Layout).
@@ -41,7 +43,7 @@ import numpy as np
 from . import bots as bots_module
 from ._scenarios import SCENARIO_SPECS, scenario_spec
 from ._spaces import Layout
-from ._stats import mean_interval
+from ._stats import mean_interval, wilson_interval
 
 __all__ = ["Scenario", "SCENARIOS", "HELD_OUT", "FIXED_OPPONENTS", "load_player", "reset_player", "play_episode", "evaluate", "main"]
 
@@ -141,13 +143,19 @@ def play_episode(env: Any, seed: int, player: Player, opponent: Player) -> dict[
         cycles += 1
         if terminations.get(PLAYER):
             break
-    return {
+    row = {
         "seed": seed,
         "return": returns[PLAYER],
         "opponent_return": returns[OPPONENT],
         "cycles": cycles,
         "hash": env.world_hash(),
     }
+    scenario = getattr(env.unwrapped, "scenario", None)
+    if scenario is not None and scenario.zero_sum:
+        # A win: the rival fell, or the higher score at the end (population + 10 x cities); a tie is half.
+        standing = env.unwrapped._standing(env.possible_agents[-1])[0]
+        row["win"] = 1.0 if standing > 0 else 0.5 if standing == 0 else 0.0
+    return row
 
 
 def _play_seeds(scenario_name: str, specs: Sequence[str], opponents: Sequence[str], seeds: Sequence[int], options: Mapping[str, Any]) -> list[dict]:
@@ -219,17 +227,23 @@ def evaluate(
         episodes = []
         for seed in seeds:
             row = by_key[(opponent, policy, seed)]
-            episode = {key: row[key] for key in ("seed", "return", "opponent_return", "cycles", "hash")}
+            episode = {key: row[key] for key in ("seed", "return", "opponent_return", "cycles", "hash", "win") if key in row}
             if baseline is not None:
                 other = by_key[(opponent, baseline, seed)]
                 episode["baseline_return"] = other["return"]
                 episode["baseline_hash"] = other["hash"]
+                if "win" in other:
+                    episode["baseline_win"] = other["win"]
             episodes.append(episode)
         result: dict[str, Any] = {"opponent": opponent, "policy": _summary([e["return"] for e in episodes])}
         result["opponent_return"] = _summary([e["opponent_return"] for e in episodes])
         if baseline is not None:
             result["baseline"] = _summary([e["baseline_return"] for e in episodes])
             result["difference"] = _summary([e["return"] - e["baseline_return"] for e in episodes])
+        if episodes and "win" in episodes[0]:
+            result["win_rate"] = _rate([e["win"] for e in episodes])
+            if baseline is not None:
+                result["baseline_win_rate"] = _rate([e["baseline_win"] for e in episodes])
         result["episodes"] = episodes
         results.append(result)
     definition = SCENARIOS[scenario]
@@ -247,6 +261,11 @@ def evaluate(
         "seconds": time.perf_counter() - started,
         "results": results,
     }
+
+
+def _rate(wins: Sequence[float]) -> dict[str, Any]:
+    """A win rate (a tie counts half) with Wilson's 95% interval."""
+    return {"mean": float(np.mean(wins)), "ci95": wilson_interval(float(sum(wins)), len(wins), LEVEL), "n": len(wins)}
 
 
 def _interval(figures: Mapping[str, Any]) -> str:
@@ -270,7 +289,12 @@ def format_report(report: Mapping[str, Any]) -> str:
         line = f"{result['opponent']:<14}{_interval(result['policy']):<26}"
         if report["baseline"] is not None:
             line += f"{_interval(result['baseline']):<30}{_interval(result['difference']):<28}"
-        lines.append(line + _interval(result["opponent_return"]))
+        line += _interval(result["opponent_return"])
+        if "win_rate" in result:
+            line += f"   win rate {_interval(result['win_rate'])}"
+            if "baseline_win_rate" in result:
+                line += f", baseline's {_interval(result['baseline_win_rate'])}"
+        lines.append(line)
     lines.append(f"{report['seconds']:.0f} s")
     return "\n".join(lines)
 

@@ -183,3 +183,15 @@ def test_pettingzoo_api(seeing_bridge, scenario):
 @pytest.mark.parametrize("scenario", ["grow", "duel"])
 def test_pettingzoo_seed(scenario):
     seed_test(lambda: gcb_env.env(scenario=scenario, seed=3, max_cycles=20), num_cycles=40)
+
+
+def test_evaluation_reports_duel_win_rate():
+    from gcb_env.evaluate import evaluate
+
+    report = evaluate("duel", "bot:aggressor", ["builder"], seeds=[10_000, 10_001], baseline="bot:noop", env_options={"max_cycles": 3})
+    result = report["results"][0]
+    assert report["metric"] == "win rate"
+    assert result["win_rate"]["n"] == 2 and 0.0 <= result["win_rate"]["mean"] <= 1.0
+    assert all(e["win"] in (0.0, 0.5, 1.0) and e["baseline_win"] in (0.0, 0.5, 1.0) for e in result["episodes"])
+    low, high = result["win_rate"]["ci95"]
+    assert 0.0 <= low <= result["win_rate"]["mean"] <= high <= 1.0
