@@ -154,18 +154,22 @@ def test_evaluate_plays_a_policy_file_and_an_importable_player(shared_bridge, tm
     assert result["difference"]["mean"] == 0.0
 
 
-def test_bots_keep_to_the_mask_and_random_is_seeded(shared_bridge):
-    env = shared_bridge.parallel_env(max_cycles=15)
+@pytest.mark.parametrize("scenario", ["default", "grow"])
+def test_bots_keep_to_the_mask_and_random_is_seeded(shared_bridge, scenario):
+    # duel's bots: tests/test_scenarios.py, on a bridge whose players see every kingdom.
+    env = shared_bridge.parallel_env(scenario=scenario, max_cycles=15)
+    layout = env.unwrapped.layout
     try:
-        for name in bots.BOTS:
-            bot = bots.make_bot(name, LAYOUT)
-            opponent = bots.make_bot("random", LAYOUT)
+        for name in bots.SCENARIO_BOTS[scenario]:
+            bot = bots.make_bot(name, layout)
+            opponent = bots.make_bot("random", layout)
             # An action the mask forbids would raise InvalidAction inside the env.
             first = evaluate.play_episode(env, 10_003, bot, opponent)
             again = evaluate.play_episode(env, 10_003, bot, opponent)
             assert first == again, name
     finally:
         env.close()
+    assert set(bots.BOTS) == {name for names in bots.SCENARIO_BOTS.values() for name in names}, "each bot plays a scenario"
     with pytest.raises(ValueError, match="no bot named"):
         bots.make_bot("nobody", LAYOUT)
 

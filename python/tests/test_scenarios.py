@@ -195,3 +195,18 @@ def test_evaluation_reports_duel_win_rate():
     assert all(e["win"] in (0.0, 0.5, 1.0) and e["baseline_win"] in (0.0, 0.5, 1.0) for e in result["episodes"])
     low, high = result["win_rate"]["ci95"]
     assert 0.0 <= low <= result["win_rate"]["mean"] <= high <= 1.0
+
+
+def test_duel_bots_keep_to_the_mask_and_are_seeded(seeing_bridge):
+    from gcb_env import bots
+    from gcb_env.evaluate import play_episode
+
+    env = seeing_bridge.parallel_env(scenario="duel", max_cycles=10)
+    layout = env.unwrapped.layout
+    try:
+        for name in bots.SCENARIO_BOTS["duel"]:
+            bot, opponent = bots.make_bot(name, layout), bots.make_bot("aggressor", layout)
+            # An action the mask forbids would raise InvalidAction inside the env.
+            assert play_episode(env, 10_004, bot, opponent) == play_episode(env, 10_004, bot, opponent), name
+    finally:
+        env.close()
