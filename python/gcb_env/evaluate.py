@@ -268,9 +268,9 @@ def _rate(wins: Sequence[float]) -> dict[str, Any]:
     return {"mean": float(np.mean(wins)), "ci95": wilson_interval(float(sum(wins)), len(wins), LEVEL), "n": len(wins)}
 
 
-def _interval(figures: Mapping[str, Any]) -> str:
+def _interval(figures: Mapping[str, Any], digits: int = 1) -> str:
     low, high = figures["ci95"]
-    return f"{figures['mean']:.1f} [{low:.1f}, {high:.1f}]"
+    return f"{figures['mean']:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
 def format_report(report: Mapping[str, Any]) -> str:
@@ -291,9 +291,9 @@ def format_report(report: Mapping[str, Any]) -> str:
             line += f"{_interval(result['baseline']):<30}{_interval(result['difference']):<28}"
         line += _interval(result["opponent_return"])
         if "win_rate" in result:
-            line += f"   win rate {_interval(result['win_rate'])}"
+            line += f"   win rate {_interval(result['win_rate'], 2)}"
             if "baseline_win_rate" in result:
-                line += f", baseline's {_interval(result['baseline_win_rate'])}"
+                line += f", baseline's {_interval(result['baseline_win_rate'], 2)}"
         lines.append(line)
     lines.append(f"{report['seconds']:.0f} s")
     return "\n".join(lines)

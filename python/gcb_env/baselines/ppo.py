@@ -5,7 +5,8 @@ view), on torch CPU: kingdom_0 learns against fixed bots, over N envs at once.
     python -m gcb_env.baselines.ppo --scenario default --opponent random --envs 2 --total-steps 100000 --seed 1 --out ppo.npz
 
 What it writes:
-- `--out` (a .npz): the actor, which gcb_env.policy.load_policy plays without torch
+- `--out` (a .npz): the actor at the end, and `<out stem>-best.npz` the one with the best mean on the
+  validation seeds so far (model selection that never sees the held-out seeds); each is the actor, which gcb_env.policy.load_policy plays without torch
   (`load_policy(path)(observation, action_mask) -> action`); `gcb_env.evaluate --policy ppo.npz`
   measures it on the held-out seeds;
 - beside it, `<out>.pt`: the whole agent (actor, critic, optimiser) for a later look;
@@ -29,6 +30,7 @@ import argparse
 import csv
 import json
 import random
+import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -263,6 +265,8 @@ def train(args: Args) -> dict[str, Any]:
     vector = Vector(args, env_kwargs)
     validation_env = gcb_env.parallel_env(**env_kwargs) if args.eval_every else None
     curve_path = out.with_suffix(".csv")
+    best_path = out.with_name(out.stem + "-best" + out.suffix)
+    best: Optional[float] = None
     rows: list[dict] = []
     started = time.perf_counter()
     steps = 0
@@ -341,6 +345,10 @@ def train(args: Args) -> dict[str, Any]:
             if validation_env is not None and (update % args.eval_every == 0 or update == updates):
                 save(agent, out, args, layout, steps)
                 row["eval_return"] = validate(out, validation_env, layout, args.eval_opponent)
+                # Model selection on the validation seeds (never the held-out ones): the best so far is kept beside.
+                if best is None or row["eval_return"] > best:
+                    best = row["eval_return"]
+                    shutil.copyfile(out, best_path)
             rows.append(row)
             _write_curve(curve_path, rows)
             print(json.dumps(row), flush=True)
@@ -350,7 +358,7 @@ def train(args: Args) -> dict[str, Any]:
             validation_env.close()
     save(agent, out, args, layout, steps)
     torch.save({"agent": agent.state_dict(), "optimiser": optimiser.state_dict(), "args": asdict(args), "steps": steps}, out.with_suffix(".pt"))
-    return {"out": str(out), "curve": str(curve_path), "steps": steps, "seconds": time.perf_counter() - started, "rows": rows}
+    return {"out": str(out), "best": str(best_path) if best is not None else None, "best_eval_return": best, "curve": str(curve_path), "steps": steps, "seconds": time.perf_counter() - started, "rows": rows}
 
 
 def save(agent: Agent, out: Path, args: Args, layout: Any, steps: int) -> None:
