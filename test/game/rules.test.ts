@@ -4,8 +4,10 @@ import t from 'tap';
 import { ACTOR_INDEX } from '../../src/game/assets.ts';
 import { buildWorld } from '../../src/game/generate.ts';
 import { census, citySystem, destroyCity } from '../../src/game/kingdoms.ts';
-import { cityIncome, cityLand, commandPrice, paintPrice, powerPrice, RULES, rulesOf, spawnPrice } from '../../src/game/rules.ts';
+import { observeWorld } from '../../src/game/observe.ts';
+import { cityIncome, cityLand, commandPrice, kingdomIncome, paintPrice, powerPrice, RULES, rulesOf, spawnPrice } from '../../src/game/rules.ts';
 import { hashState } from '../../src/game/state-hash.ts';
+import { ANCHOR_STATS } from '../../src/shared/anchor-stats.ts';
 import type { World } from '../../src/game/world.ts';
 
 const SMALL = { zonesX: 2, zonesY: 2, seed: 1234 };
@@ -116,5 +118,24 @@ t.test('duel: a kingdom left without a city falls at the next census, its people
   for (const city of s.cities) if (city.alive && city.kingdomId === k.id) destroyCity(s, city);
   census(s);
   t.ok(k.units > 0 && k.alive, 'the sandbox waits for its last unit');
+  t.end();
+});
+
+t.test("observe: each anchor city's figures, the budget under grow, the rival only for a viewer who sees all", (t) => {
+  const w = buildWorld({ ...SMALL, rules: 'duel' });
+  const [own, rival] = civ(w);
+  const view = { cells: 8, kingdomId: own!.id, anchors: 2 };
+  const fogged = observeWorld(w, { ...view, others: false, rivalAnchors: 2 });
+  t.same(fogged.economy, { favor: 20, cap: 60, income: kingdomIncome(w, own!) });
+  const city = w.cities[own!.capitalId - 1]!;
+  const row = Array.from(fogged.anchorStats!.subarray(0, ANCHOR_STATS.length));
+  t.equal(row[ANCHOR_STATS.indexOf('units')], city.units, 'its people');
+  t.equal(row[ANCHOR_STATS.indexOf('fertile')], cityLand(w, city).fertile, 'its land');
+  t.same(Array.from(fogged.anchorStats!.subarray(ANCHOR_STATS.length)), new Array(ANCHOR_STATS.length).fill(0), 'zeros past the last city');
+  t.equal(fogged.rival, undefined, 'no rival under the fog');
+  const seeing = observeWorld(w, { ...view, others: true, rivalAnchors: 2 });
+  t.equal(seeing.rival!.kingdomId, rival!.id);
+  t.equal(seeing.rival!.counts.cities, 1);
+  t.equal(observeWorld(buildWorld(SMALL), { ...view, others: false }).economy, undefined, 'no budget under the sandbox');
   t.end();
 });
