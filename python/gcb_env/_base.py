@@ -17,12 +17,17 @@ METADATA = {"name": "gcb_kingdoms_v0", "render_modes": ["rgb_array"], "is_parall
 
 ARGUMENTS = """
     seed: the env's generator, which draws the world seed of each reset() given none (an integer >= 0).
-    n_agents: kingdoms, 2 to 4. ticks_per_cycle: ticks the world runs after the last agent's turn,
-    1 to 10,000. max_cycles: cycles before every agent is truncated (>= 1). render_mode: None or
-    "rgb_array". Counts are Python or numpy integers, never bools or floats.
+    scenario: the task, "default", "grow" or "duel" (README.md, "Scenarios"); it sets the defaults of
+    n_agents, ticks_per_cycle, max_cycles and grid, the actions, the observation's extra parts and
+    the reward. full_intel: each player sees every kingdom (others, wild and the rival's parts
+    filled); None takes the scenario's (True for duel, False otherwise).
+    n_agents: kingdoms, 2 to 4 (grow and duel: 2). ticks_per_cycle: ticks the world runs after the
+    last agent's turn, 1 to 10,000 (default 10; grow and duel 40). max_cycles: cycles before every
+    agent is truncated (>= 1; default 1000; grow and duel 50). render_mode: None or "rgb_array".
+    Counts are Python or numpy integers, never bools or floats.
     url, tokens: a running bridge (under the lockstep clock) instead of starting one; tokens maps
     each agent ("kingdom_0", ...) to a faction player's token and "god" to a god's.
-    options: grid (16, 4..64), anchors (4, 1..16), zones ((2, 2) for two kingdoms, each side 2..16),
+    options: grid (16; grow and duel 8; 4..64), anchors (4, 1..16), zones ((2, 2) for two kingdoms, each side 2..16),
     paint_tile ("grass"), paint_radius (2, 0..200), power ("blessing"), timeout (60: seconds for each
     whole answer), start_timeout (90 s), hash_each_cycle (False: True sets last_hash after every
     cycle, at the cost of a world hash).
@@ -36,18 +41,21 @@ class KingdomsBase:
     def __init__(
         self,
         seed: Optional[int] = None,
-        n_agents: int = 2,
-        ticks_per_cycle: int = 10,
-        max_cycles: int = 1000,
+        n_agents: Optional[int] = None,
+        ticks_per_cycle: Optional[int] = None,
+        max_cycles: Optional[int] = None,
         render_mode: Optional[str] = None,
         url: Optional[str] = None,
         tokens: Optional[Mapping[str, str]] = None,
+        scenario: str = "default",
+        full_intel: Optional[bool] = None,
         **options: Any,
     ):
         super().__init__()
         if render_mode is not None and render_mode not in METADATA["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {METADATA['render_modes']}, got {render_mode!r}")
-        config = Config.make(n_agents, ticks_per_cycle, max_cycles, options)
+        config = Config.make(n_agents, ticks_per_cycle, max_cycles, options, scenario, full_intel)
+        self.scenario = config.spec
         self.render_mode = render_mode
         self.max_cycles = config.max_cycles
         self.possible_agents = [f"kingdom_{n}" for n in range(config.n_agents)]
@@ -58,6 +66,35 @@ class KingdomsBase:
         self.agents: list[str] = []
         self._views: dict[str, AgentView] = {}
         self.num_cycles = 0
+        self._last_standing = 0.0
+
+    # --- zero-sum scenarios (duel) ------------------------------------------------------------
+
+    def _standing(self, agent: str) -> tuple[float, bool]:
+        """kingdom_0's standing as `agent`'s latest view shows both kingdoms: its score minus the
+        rival's, +-fall_bonus once a kingdom has fallen; and whether one has (the episode is over)."""
+        view = self._views[agent]
+        own_fell, rival_fell = not view.alive, not view.rival_alive
+        standing = view.score - (view.rival_score or 0.0)
+        if rival_fell and not own_fell:
+            standing += self.scenario.fall_bonus
+        elif own_fell and not rival_fell:
+            standing -= self.scenario.fall_bonus
+        sign = 1.0 if agent == self.possible_agents[0] else -1.0
+        return sign * standing, own_fell or rival_fell
+
+    def _zero_sum_cycle(self, last: str) -> tuple[dict[str, float], bool]:
+        """Each agent's reward for the cycle that `last` closed, from one view (the last agent's, which
+        sees both kingdoms after every action of the cycle), so that they sum to zero; and whether a
+        kingdom has fallen."""
+        standing, over = self._standing(last)
+        change = standing - self._last_standing
+        self._last_standing = standing
+        first = self.possible_agents[0]
+        return {agent: (change if agent == first else -change) for agent in self.possible_agents}, over
+
+    def _start_standing(self) -> None:
+        self._last_standing = self._standing(self.possible_agents[-1])[0] if self.scenario.zero_sum else 0.0
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
@@ -79,6 +116,11 @@ class KingdomsBase:
             gymnasium.logger.warn("render() without a render_mode: make the env with render_mode='rgb_array'")
             return None
         return self._session.render()
+
+    @property
+    def layout(self):
+        """Where each part of the observation sits, and what each action is (gcb_env.Layout)."""
+        return self._session.layout
 
     def world_hash(self) -> str:
         """The bridge's 64-bit digest of the whole world now (16 hex digits)."""

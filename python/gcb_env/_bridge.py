@@ -53,7 +53,7 @@ def _stop_all() -> None:
 class BridgeProcess:
     """One bridge child: its dir (bridge.toml, agents.json, log) and its process group."""
 
-    def __init__(self, agents: list[str], seed: int, start_timeout: float = 90.0):
+    def __init__(self, agents: list[str], seed: int, start_timeout: float = 90.0, full_intel: bool = False):
         command, cwd = find_bridge_command()
         folder = user_folder()
         remove_stale_dirs(folder)
@@ -61,7 +61,7 @@ class BridgeProcess:
         self.tokens = {agent: _token() for agent in agents}
         self.god_token = _token()
         self.log_path = self.dir / "bridge.log"
-        self._write_config(agents, seed)
+        self._write_config(agents, seed, full_intel)
         argv = [*command, "serve", "--config-dir", str(self.dir), "--port", "0", *_research.SERVE_FLAGS]
         self._log = open(self.log_path, "wb")
         try:
@@ -90,7 +90,7 @@ class BridgeProcess:
             self.stop()
             raise
 
-    def _write_config(self, agents: list[str], seed: int) -> None:
+    def _write_config(self, agents: list[str], seed: int, full_intel: bool) -> None:
         toml = f'enabled = true\n[Bridge]\ntoken = "{_token()}"\n[Game]\nsuppress_startup_window = true\nseed = {seed}\n'
         players = [
             {
@@ -98,7 +98,8 @@ class BridgeProcess:
                 "token": self.tokens[agent],
                 "role": "faction_player",
                 "kingdom_claim": f"auto:{n}",
-                "permissions": PLAYER_PERMISSIONS,
+                # full_intel: each player also sees every kingdom (observe's others, wild and rival parts).
+                "permissions": PLAYER_PERMISSIONS + (["read_all"] if full_intel else []),
             }
             for n, agent in enumerate(agents)
         ]

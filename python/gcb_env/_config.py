@@ -12,6 +12,8 @@ from typing import Any, Mapping, Optional
 
 import numpy as np
 
+from ._scenarios import DEFAULT_SCENARIO, SCENARIO_SPECS, ScenarioSpec, scenario_spec
+
 __all__ = ["Config", "MAX_SEED", "checked_seed"]
 
 MAX_SEED = 2**31 - 1
@@ -60,7 +62,11 @@ class Config:
     n_agents: int = 2
     ticks_per_cycle: int = 10
     max_cycles: int = 1000
-    grid: int = 16
+    scenario: str = DEFAULT_SCENARIO
+    # Whether each player sees every kingdom (observe's others, wild and rival parts): the scenario's default when None.
+    full_intel: Optional[bool] = None
+    # None: the scenario's (16 for the default scenario).
+    grid: Optional[int] = None
     anchors: int = 4
     zones: Optional[tuple[int, int]] = None
     paint_tile: str = "grass"
@@ -72,15 +78,38 @@ class Config:
     # off, the cycle's step goes out as the first agent (a player holds advance_time) and answers none.
     hash_each_cycle: bool = False
 
+    @property
+    def spec(self) -> ScenarioSpec:
+        return SCENARIO_SPECS[self.scenario]
+
+    @property
+    def sees_all(self) -> bool:
+        return self.spec.full_intel if self.full_intel is None else self.full_intel
+
     @classmethod
-    def make(cls, n_agents: Any, ticks_per_cycle: Any, max_cycles: Any, options: Mapping[str, Any]) -> "Config":
-        """The checked config; ValueError naming the first wrong argument, TypeError for an unknown one."""
-        known = [f.name for f in fields(cls) if f.name not in ("n_agents", "ticks_per_cycle", "max_cycles")]
+    def make(
+        cls, n_agents: Any, ticks_per_cycle: Any, max_cycles: Any, options: Mapping[str, Any], scenario: Any = DEFAULT_SCENARIO, full_intel: Any = None
+    ) -> "Config":
+        """The checked config; ValueError naming the first wrong argument, TypeError for an unknown one.
+        n_agents, ticks_per_cycle, max_cycles and the grid option left as None take the scenario's."""
+        known = [f.name for f in fields(cls) if f.name not in ("n_agents", "ticks_per_cycle", "max_cycles", "scenario", "full_intel")]
         unknown = sorted(set(options) - set(known))
         if unknown:
             raise TypeError(f"unknown option {unknown[0]!r}: the options are {', '.join(known)}")
         given = {**{name: getattr(cls, name) for name in known}, **options}
+        spec = scenario_spec(scenario)
+        if full_intel is not None and not isinstance(full_intel, (bool, np.bool_)):
+            raise ValueError(f"full_intel must be True, False or None (the scenario's: {spec.full_intel}), got {full_intel!r}")
+        if spec.zero_sum and full_intel is not None and not full_intel:
+            raise ValueError(f"scenario {spec.name!r} needs full_intel: its reward reads the rival's score, which a player sees only with it")
+        if n_agents is None:
+            n_agents = spec.n_agents or 2
         agents = _count("n_agents", n_agents, 2, 4)
+        if spec.n_agents is not None and agents != spec.n_agents:
+            raise ValueError(f"scenario {spec.name!r} is played by {spec.n_agents} kingdoms: n_agents must be {spec.n_agents}, got {agents}")
+        ticks_per_cycle = spec.ticks_per_cycle if ticks_per_cycle is None else ticks_per_cycle
+        max_cycles = spec.max_cycles if max_cycles is None else max_cycles
+        grid = spec.grid if given["grid"] is None else given["grid"]
         zones = given["zones"]
         if zones is None:
             zones = _ZONES[agents]
@@ -94,7 +123,9 @@ class Config:
             n_agents=agents,
             ticks_per_cycle=_count("ticks_per_cycle", ticks_per_cycle, 1, 10_000),
             max_cycles=_count("max_cycles", max_cycles, 1),
-            grid=_count("grid", given["grid"], 4, 64),
+            scenario=spec.name,
+            full_intel=None if full_intel is None else bool(full_intel),
+            grid=_count("grid", grid, 4, 64),
             anchors=_count("anchors", given["anchors"], 1, 16),
             zones=zones,
             paint_tile=_identifier("paint_tile", given["paint_tile"]),

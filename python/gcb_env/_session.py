@@ -16,6 +16,7 @@ from ._bridge import BridgeProcess
 from ._config import MAX_SEED, Config
 from ._http import BridgeCallError, BridgeError, BridgeUnreachable, Connection, RequestOrder
 from ._png import decode_png
+from ._scenarios import ACTION_TARGETS
 from ._spaces import Layout
 
 __all__ = ["Session", "AgentView", "GOD"]
@@ -27,6 +28,9 @@ _STEP_FAILED = "the previous cycle's step"
 _RESEED_STEP = 7919
 _RESEED_TRIES = 16
 
+
+# The power each action kind invokes.
+_POWERS = {"fertilize": "fertilizer", "bless": "blessing", "lightning": "lightning", "plague": "plague"}
 
 # Batch bodies kept (one per agent, action and anchor position): a long episode moves anchors.
 _MAX_BODIES = 4096
@@ -42,10 +46,14 @@ class AgentView:
 
     observation: np.ndarray
     mask: np.ndarray
+    # population + 10 x cities, as the agent's player sees them.
     score: float
     alive: bool
     tick: int
     refused: Optional[str] = None
+    # With the rival's part (duel): its score, and whether it still stands (None: no rival part).
+    rival_score: Optional[float] = None
+    rival_alive: Optional[bool] = None
 
 
 class Session:
@@ -59,7 +67,9 @@ class Session:
     ):
         self.agents = list(agents)
         self.config = config
-        self.layout = Layout(config.grid, config.anchors)
+        spec = config.spec
+        self.spec = spec
+        self.layout = Layout(config.grid, config.anchors, spec.actions, spec.economy, spec.rivals)
         self.zones = config.zones
         self._rng = np.random.default_rng(seed)
         self._first_seed = seed
@@ -70,7 +80,13 @@ class Session:
         self._units: dict[str, str] = {}
         self._kingdoms: dict[str, Any] = {}
         self._anchors: dict[str, np.ndarray] = {}
-        self._observe = {"name": "observe", "args": {"grid": config.grid, "anchors": config.anchors}}
+        self._rival_anchors: dict[str, np.ndarray] = {}
+        observe_args = {"grid": config.grid, "anchors": config.anchors, **({"rival_anchors": config.anchors} if spec.rivals else {})}
+        self._observe = {"name": "observe", "args": observe_args}
+        # Each agent's price of each action kind in the world made last (list_actors, list_powers).
+        self._prices: dict[str, Optional[dict[str, float]]] = {}
+        # Cycles run since the reset: the observation's time feature.
+        self.cycles = 0
         # Request bodies made once: every turn sends one of a few, and encoding each again cost more
         # Python time than the rest of the turn's bookkeeping.
         self._observe_json = _json(self._observe)
@@ -124,6 +140,8 @@ class Session:
                 raise BridgeError(f"the token given for {GOD} belongs to {who.get('agent_id')!r}, a {who.get('role')}; it must be a god")
             if name != GOD and who.get("role") == "god":
                 raise BridgeError(f"the token given for {name} is a god's; each agent needs a faction player claiming its kingdom")
+            if name != GOD and self.config.sees_all and who.get("partial_intel") and "read_all" not in (who.get("permissions") or []):
+                raise BridgeError(f"full_intel needs each player to see every kingdom: the token given for {name} lacks read_all under partial intel")
 
     def _connect(self, host: str, port: int, god: str, players: Mapping[str, str]) -> None:
         on_failure = self._on_failure
@@ -146,7 +164,7 @@ class Session:
         if self._conns:
             return
         seed = self._first_seed if self._first_seed is not None else 1234
-        self._bridge = BridgeProcess(self.agents, seed % (MAX_SEED + 1), self.config.start_timeout)
+        self._bridge = BridgeProcess(self.agents, seed % (MAX_SEED + 1), self.config.start_timeout, full_intel=self.config.sees_all)
         self._connect("127.0.0.1", self._bridge.port, self._bridge.god_token, self._bridge.tokens)
 
     def call(self, who: str, name: str, args: Optional[dict] = None, changes_world: bool = False) -> Any:
@@ -177,8 +195,13 @@ class Session:
                     raise
         if not rewound:
             self._make_world(world_seed)
-        views = {agent: self._view(agent, self._observe_now(agent)) for agent in self.agents}
-        self._units = self._units_of(views)
+        self.cycles = 0
+        answers = {agent: self._observe_now(agent) for agent in self.agents}
+        for agent, answer in answers.items():
+            self._kingdoms[agent] = answer.get("kingdom_id")
+        self._units = self._units_of()
+        self._prices = self._prices_of() if self.spec.economy else {}
+        views = {agent: self._view(agent, answers[agent], time_left=1.0) for agent in self.agents}
         self._bodies.clear()  # they name the units of the world before
         return views
 
@@ -186,7 +209,8 @@ class Session:
         god = self._conns[GOD]
         candidate = seed
         for _ in range(_RESEED_TRIES):
-            god.call("generate_world", {"zone_x": self.zones[0], "zone_y": self.zones[1], "seed": candidate}, changes_world=True)
+            rules = {} if self.spec.rules is None else {"rules": self.spec.rules}
+            god.call("generate_world", {"zone_x": self.zones[0], "zone_y": self.zones[1], "seed": candidate, **rules}, changes_world=True)
             kingdoms = [k for k in god.call("list_kingdoms")["items"] if not k.get("wild")]
             if len(kingdoms) >= len(self.agents):
                 break
@@ -198,7 +222,7 @@ class Session:
         self._world_seed = seed
         self._last_hash = None
 
-    def _units_of(self, views: Mapping[str, AgentView]) -> dict[str, str]:
+    def _units_of(self) -> dict[str, str]:
         """The unit each agent spawns: the civilised creature of its kingdom's race."""
         kingdoms = {k["id"]: k["race"] for k in self.call(GOD, "list_kingdoms")["items"]}
         units = {}
@@ -207,32 +231,60 @@ class Session:
                 units.setdefault(item["race"], item["id"])
         return {agent: units.get(kingdoms.get(self._kingdoms[agent], ""), "") for agent in self.agents}
 
+    def _prices_of(self) -> dict[str, Optional[dict[str, float]]]:
+        """What each action kind costs each agent's kingdom under the world's rules, from the price lists
+        (list_actors and list_powers answer a `cost` under rules that price actions)."""
+        actors = {item["id"]: item for item in self.call(GOD, "list_actors")["items"]}
+        powers = {item["id"]: float(item.get("cost", 0)) for item in self.call(GOD, "list_powers")["items"]}
+        out: dict[str, Optional[dict[str, float]]] = {}
+        for agent in self.agents:
+            unit = actors.get(self._units[agent], {})
+            out[agent] = {
+                "spawn": float(unit.get("cost", 0)),
+                "child": float(unit.get("cost", 0)),
+                "adult": float(unit.get("adult_cost", 0)),
+                "power": powers.get(self.config.power, 0.0),
+                "fertilize": powers.get(_POWERS["fertilize"], 0.0),
+                "bless": powers.get(_POWERS["bless"], 0.0),
+                "lightning": powers.get(_POWERS["lightning"], 0.0),
+                "plague": powers.get(_POWERS["plague"], 0.0),
+            }
+        return out
+
     # --- turns -----------------------------------------------------------------------------
 
-    def _view(self, agent: str, answer: dict, refused: Optional[str] = None) -> AgentView:
-        observation, counts, anchors = self.layout.flatten(answer)
+    def _view(self, agent: str, answer: dict, refused: Optional[str] = None, time_left: float = 1.0) -> AgentView:
+        observation, seen = self.layout.flatten(answer, time_left)
         self._kingdoms[agent] = answer.get("kingdom_id")
-        self._anchors[agent] = anchors
-        alive = bool(counts[0] == 1)
+        self._anchors[agent] = seen.anchors
+        if seen.rival_anchors is not None:
+            self._rival_anchors[agent] = seen.rival_anchors
+        counts = seen.counts
+        rival = seen.rival_counts
         return AgentView(
             observation=observation,
-            mask=self.layout.mask(counts, anchors),
+            mask=self.layout.mask(seen, self._prices.get(agent)),
             score=float(counts[1]) + 10.0 * float(counts[2]),
-            alive=alive,
+            alive=bool(counts[0] == 1),
             tick=int(answer["tick"]),
             refused=refused,
+            rival_score=None if not self.spec.rivals else (0.0 if rival is None else float(rival[1]) + 10.0 * float(rival[2])),
+            rival_alive=None if not self.spec.rivals else bool(rival is not None and rival[0] == 1),
         )
 
     def command_for(self, agent: str, action: int) -> Optional[dict]:
         kind, anchor = self.layout.action(action)
         if kind == "noop":
             return None
-        x, y = (int(v) for v in self._anchors[agent][anchor])
-        if kind == "spawn":
-            return {"name": "spawn", "args": {"entity_id": self._units[agent], "x": x, "y": y, "count": 1}}
+        points = self._rival_anchors[agent] if ACTION_TARGETS[kind] == "rival" else self._anchors[agent]
+        x, y = (int(v) for v in points[anchor])
+        if kind in ("spawn", "child", "adult"):
+            adult = {"adult": True} if kind == "adult" else {}
+            return {"name": "spawn", "args": {"entity_id": self._units[agent], "x": x, "y": y, "count": 1, **adult}}
         if kind == "paint":
             return {"name": "paint_tile", "args": {"x": x, "y": y, "tile_id": self.config.paint_tile, "radius": self.config.paint_radius}}
-        return {"name": "invoke_power", "args": {"power_id": self.config.power, "x": x, "y": y}}
+        power = self.config.power if kind == "power" else _POWERS[kind]
+        return {"name": "invoke_power", "args": {"power_id": power, "x": x, "y": y}}
 
     def _observe_now(self, agent: str) -> dict:
         return self.call_body(agent, "observe", self._observe_json)
@@ -244,7 +296,9 @@ class Session:
 
     def _batch_body(self, agent: str, action: int, anchor: int) -> bytes:
         """The batch of the action's command and the observation, as bytes, made once per command."""
-        x, y = self._anchors[agent][anchor].tolist()
+        kind, _ = self.layout.action(action)
+        points = self._rival_anchors[agent] if ACTION_TARGETS[kind] == "rival" else self._anchors[agent]
+        x, y = points[anchor].tolist()
         key = (agent, action, x, y)
         body = self._bodies.get(key)
         if body is None:
@@ -261,6 +315,8 @@ class Session:
         meanwhile."""
         kind, anchor = self.layout.action(action)
         refused = None
+        # The observation is the agent's for its next turn, in the next cycle.
+        time_left = max(0.0, (self.config.max_cycles - self.cycles - 1) / self.config.max_cycles)
         if kind == "noop":  # the observation alone
             seen = self._observe_now(agent)
         else:
@@ -273,7 +329,7 @@ class Session:
             seen = observed["result"]
         if ends_cycle:
             self.advance()
-        return self._view(agent, seen, refused)
+        return self._view(agent, seen, refused, time_left)
 
     def advance(self) -> None:
         """The cycle's ticks, after the last agent. Its answer is read only before the env's next request:
@@ -281,6 +337,7 @@ class Session:
         choice of the next action). A failure is raised by the next call, as "the previous cycle's step
         failed: ...", with the class it has (BridgeCallError, BridgeExited, ...)."""
         stepper = GOD if self.config.hash_each_cycle else self.agents[0]
+        self.cycles += 1
         _research.step_later(self._conns[stepper], self.config.ticks_per_cycle, self._stepped, failure=_STEP_FAILED)
 
     def _stepped(self, result: dict) -> None:

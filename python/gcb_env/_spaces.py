@@ -5,15 +5,23 @@ from __future__ import annotations
 import binascii
 import operator
 from dataclasses import dataclass, field
+from typing import Optional
 
 import numpy as np
 from gymnasium import spaces
 
-__all__ = ["COUNTS", "Layout", "ACTION_KINDS", "InvalidAction", "checked_action"]
+from ._scenarios import ACTION_TARGETS
+
+__all__ = ["COUNTS", "ECONOMY", "CITY_STATS", "Layout", "ACTION_KINDS", "InvalidAction", "checked_action"]
 
 # The `counts` vector of the observe command, in its order.
 COUNTS = ("alive", "population", "cities", "buildings", "territory")
-ACTION_KINDS = ("noop", "spawn", "paint", "power")
+# observe's `economy` and `anchor_stats` rows, in their order.
+ECONOMY = ("favor", "cap", "income")
+CITY_STATS = ("units", "housing", "food", "buildings", "territory", "fertile", "adults", "sick", "blessed")
+# The default scenario's action kinds after the no-op.
+DEFAULT_ACTIONS = ("spawn", "paint", "power")
+ACTION_KINDS = ("noop", *DEFAULT_ACTIONS)
 
 _DTYPES = {"uint8": np.dtype("<u1"), "uint16": np.dtype("<u2"), "int32": np.dtype("<i4")}
 _COUNT_MAX = float(2**24)  # exact in float32; the bridge caps population at 262,144 actors
@@ -30,12 +38,27 @@ def _decode(encoded: dict, size: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class Seen:
+    """What one observe answer says, beside the flat observation: what the mask and the reward read."""
+
+    counts: np.ndarray
+    anchors: np.ndarray  # [anchors, 2]
+    favor: float = 0.0
+    rival_counts: Optional[np.ndarray] = None  # None: no rival part asked, or no rival left
+    rival_anchors: Optional[np.ndarray] = None  # [anchors, 2]
+
+
+@dataclass(frozen=True)
 class Layout:
-    """Where each part sits in the flat float32 observation (see README, "Observations")."""
+    """Where each part sits in the flat float32 observation (see README, "Observations"), and what
+    each action is. `Layout(grid, anchors)` is the default scenario's."""
 
     grid: int
     anchors: int
-    # Masks already made, by (alive, which anchors exist): a few kinds repeat over a whole episode.
+    actions: tuple = DEFAULT_ACTIONS
+    economy: bool = False
+    rivals: bool = False
+    # Masks already made, by what they depend on: a few kinds repeat over a whole episode.
     _masks: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -44,24 +67,34 @@ class Layout:
 
     @property
     def slices(self) -> dict[str, slice]:
-        c = self.cells
-        return {
-            "tiles": slice(0, c),
-            "own": slice(c, 2 * c),
-            "others": slice(2 * c, 3 * c),
-            "wild": slice(3 * c, 4 * c),
-            "territory": slice(4 * c, 5 * c),
-            "counts": slice(5 * c, 5 * c + len(COUNTS)),
-            "anchors": slice(5 * c + len(COUNTS), 5 * c + len(COUNTS) + 2 * self.anchors),
-        }
+        c, k = self.cells, self.anchors
+        parts = [
+            ("tiles", c),
+            ("own", c),
+            ("others", c),
+            ("wild", c),
+            ("territory", c),
+            ("counts", len(COUNTS)),
+            ("anchors", 2 * k),
+            ("time", 1),
+        ]
+        if self.economy:
+            parts += [("economy", len(ECONOMY)), ("cities", k * len(CITY_STATS))]
+        if self.rivals:
+            parts += [("rival_counts", len(COUNTS)), ("rival_anchors", 2 * k), ("rival_cities", k * len(CITY_STATS))]
+        out, at = {}, 0
+        for name, size in parts:
+            out[name] = slice(at, at + size)
+            at += size
+        return out
 
     @property
     def size(self) -> int:
-        return 5 * self.cells + len(COUNTS) + 2 * self.anchors
+        return list(self.slices.values())[-1].stop
 
     @property
     def n_actions(self) -> int:
-        return 1 + 3 * self.anchors
+        return 1 + len(self.actions) * self.anchors
 
     def observation_box(self) -> spaces.Box:
         s = self.slices
@@ -73,6 +106,14 @@ class Layout:
         high[s["counts"].start] = 1.0  # alive
         low[s["anchors"]] = -1.0
         high[s["anchors"]] = _COORD_MAX
+        high[s["time"]] = 1.0
+        for name in ("economy", "cities", "rival_counts", "rival_cities"):
+            if name in s:
+                high[s[name]] = _COUNT_MAX
+        if "rival_counts" in s:
+            high[s["rival_counts"].start] = 1.0
+            low[s["rival_anchors"]] = -1.0
+            high[s["rival_anchors"]] = _COORD_MAX
         return spaces.Box(low=low, high=high, dtype=np.float32)
 
     def space(self) -> spaces.Dict:
@@ -88,33 +129,66 @@ class Layout:
         if action == 0:
             return "noop", -1
         kind, anchor = divmod(action - 1, self.anchors)
-        return ACTION_KINDS[1 + kind], anchor
+        return self.actions[kind], anchor
 
-    def flatten(self, answer: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The observe answer as (flat observation, counts, anchors)."""
-        c = self.cells
-        n = len(COUNTS)
-        out = np.empty(self.size, dtype=np.float32)
-        out[:c] = _decode(answer["tiles"], c)
-        out[c : 4 * c] = _decode(answer["actors"], 3 * c)
-        out[4 * c : 5 * c] = _decode(answer["territory"], c)
-        counts = _decode(answer["counts"], n)
-        out[5 * c : 5 * c + n] = counts
-        anchors = _decode(answer["anchors"], 2 * self.anchors)
-        out[5 * c + n :] = anchors
-        return out, counts, anchors.reshape(self.anchors, 2)
+    def index(self, kind: str, anchor: int) -> int:
+        """The action of that kind at that anchor."""
+        return 1 + self.actions.index(kind) * self.anchors + anchor
 
-    def mask(self, counts: np.ndarray, anchors: np.ndarray) -> np.ndarray:
-        """Legal now: the no-op always; the other actions at an anchor that exists while the kingdom lives."""
-        alive = bool(counts[0] == 1)
-        present = (anchors[:, 0] >= 0).tobytes()
-        made = self._masks.get((alive, present))
+    def flatten(self, answer: dict, time_left: float) -> tuple[np.ndarray, Seen]:
+        """The observe answer as (flat observation, what the mask and reward read). `time_left`: the
+        share of the episode's cycles still to come, 1.0 at reset and 0 at the last."""
+        s = self.slices
+        c, k = self.cells, self.anchors
+        out = np.zeros(self.size, dtype=np.float32)
+        out[s["tiles"]] = _decode(answer["tiles"], c)
+        out[s["own"].start : s["wild"].stop] = _decode(answer["actors"], 3 * c)
+        out[s["territory"]] = _decode(answer["territory"], c)
+        counts = _decode(answer["counts"], len(COUNTS))
+        out[s["counts"]] = counts
+        anchors = _decode(answer["anchors"], 2 * k)
+        out[s["anchors"]] = anchors
+        out[s["time"]] = time_left
+        favor = 0.0
+        if self.economy:
+            if "economy" in answer:
+                economy = _decode(answer["economy"], len(ECONOMY))
+                out[s["economy"]] = economy
+                favor = float(economy[0])
+            if "anchor_stats" in answer:
+                out[s["cities"]] = _decode(answer["anchor_stats"], k * len(CITY_STATS))
+        rival_counts = rival_anchors = None
+        if self.rivals:
+            rival = answer.get("rival")
+            if rival:
+                rival_counts = _decode(rival["counts"], len(COUNTS))
+                rival_anchors = _decode(rival["anchors"], 2 * k)
+                out[s["rival_counts"]] = rival_counts
+                out[s["rival_anchors"]] = rival_anchors
+                out[s["rival_cities"]] = _decode(rival["anchor_stats"], k * len(CITY_STATS))
+                rival_anchors = rival_anchors.reshape(k, 2)
+            else:
+                out[s["rival_anchors"]] = -1.0
+        return out, Seen(counts, anchors.reshape(k, 2), favor, rival_counts, rival_anchors)
+
+    def mask(self, seen: Seen, prices: Optional[dict] = None) -> np.ndarray:
+        """Legal now: the no-op always; while the kingdom lives, an action at an anchor that exists (its
+        own, or the rival's for an action aimed at the rival) and whose price its favor covers."""
+        alive = bool(seen.counts[0] == 1)
+        own = (seen.anchors[:, 0] >= 0).tobytes()
+        rival = b"" if seen.rival_anchors is None else (seen.rival_anchors[:, 0] >= 0).tobytes()
+        affordable = tuple(prices is None or prices.get(kind, 0) <= seen.favor for kind in self.actions)
+        key = (alive, own, rival, affordable)
+        made = self._masks.get(key)
         if made is None:
             made = np.zeros(self.n_actions, dtype=np.int8)
             made[0] = 1
             if alive:
-                made[1:] = np.tile(np.frombuffer(present, dtype=np.bool_), 3)
-            self._masks[(alive, present)] = made
+                present = {"own": np.frombuffer(own, dtype=np.bool_), "rival": np.frombuffer(rival, dtype=np.bool_) if rival else np.zeros(self.anchors, dtype=np.bool_)}
+                for n, kind in enumerate(self.actions):
+                    if affordable[n]:
+                        made[1 + n * self.anchors : 1 + (n + 1) * self.anchors] = present[ACTION_TARGETS[kind]]
+            self._masks[key] = made
         # A copy: the mask handed out is the caller's to change.
         return made.copy()
 

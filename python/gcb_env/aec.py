@@ -31,6 +31,7 @@ class KingdomsEnv(KingdomsBase, AECEnv):
         self.truncations = {agent: False for agent in self.agents}
         self.infos = {agent: self._info(self._views[agent]) for agent in self.agents}
         self.num_cycles = 0
+        self._start_standing()
         self._cycle = self.agents[:]
         self._position = 0
         self.agent_selection = self._cycle[0]
@@ -49,9 +50,17 @@ class KingdomsEnv(KingdomsBase, AECEnv):
         view = self._session.act(agent, value, ends_cycle)
         self._views[agent] = view
         self._clear_rewards()
-        self.rewards[agent] = view.score - previous.score
-        self.terminations[agent] = not view.alive
         self.infos[agent] = self._info(view)
+        if self.scenario.zero_sum:
+            # duel: at the end of each cycle one view scores both kingdoms, and a fall ends the episode for both.
+            if ends_cycle:
+                cycle_rewards, over = self._zero_sum_cycle(agent)
+                for name in self.agents:
+                    self.rewards[name] = cycle_rewards[name]
+                    self.terminations[name] = over
+        else:
+            self.rewards[agent] = view.score - previous.score
+            self.terminations[agent] = not view.alive
         self._position += 1
         if ends_cycle:
             self.num_cycles += 1

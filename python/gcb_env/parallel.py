@@ -19,6 +19,7 @@ class KingdomsParallelEnv(KingdomsBase, ParallelEnv):
         self._views = self._session.reset(seed)
         self.agents = self.possible_agents[:]
         self.num_cycles = 0
+        self._start_standing()
         return {a: self._observation(a) for a in self.agents}, {a: self._info(self._views[a]) for a in self.agents}
 
     def step(self, actions: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
@@ -42,6 +43,11 @@ class KingdomsParallelEnv(KingdomsBase, ParallelEnv):
         truncated = self.num_cycles >= self.max_cycles
         observations = {a: self._observation(a) for a in self.agents}
         terminations = {a: not self._views[a].alive for a in self.agents}
+        if self.scenario.zero_sum and self.agents:
+            # duel: one view scores both, and a fall ends the episode for both.
+            cycle_rewards, over = self._zero_sum_cycle(self.agents[-1])
+            rewards = {a: cycle_rewards[a] for a in self.agents}
+            terminations = {a: over for a in self.agents}
         truncations = {a: truncated for a in self.agents}
         infos = {a: self._info(self._views[a]) for a in self.agents}
         self.agents = [a for a in self.agents if not (terminations[a] or truncations[a])]

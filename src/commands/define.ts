@@ -1,7 +1,7 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import type { ValidateFunction } from 'ajv';
 import type { PermissionRule } from '../auth/permissions.ts';
-import type { Failure, Outcome } from '../errors/bridge-error.ts';
+import { gameRejected, type Failure, type Outcome } from '../errors/bridge-error.ts';
 import type { Timings } from '../limits.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import type { FrameJobs, WorldClock } from '../shared/frame.ts';
@@ -125,6 +125,12 @@ export interface CommandDef<S extends TObject = TObject, R extends TSchema = TSc
   onWorkerLost?: string;
   /** Pool commands: the whole command. Game-thread commands: an optional step after the frame. */
   pool?: (env: PoolEnv<Static<S>>, frameValue: never) => unknown;
+  /**
+   * Whether the game may price this command for the caller's kingdom (GameModule.priceOf and spend):
+   * asked before the frame step (over budget: GAME_REJECTED, nothing runs) and paid once it ran.
+   * Default: the action category. A command that runs other commands (batch) leaves it to them.
+   */
+  priced?: boolean;
   /** decisions §8: the items it counts against a frame's 256 (batch: its items); default 1. */
   frameItems?: (args: Static<S>) => number;
   /** decisions §8: why these args cannot be a batch item though the command can (pulsed invoke_power), or null. */
@@ -151,7 +157,32 @@ export interface CommandDef<S extends TObject = TObject, R extends TSchema = TSc
 
 /** Identity with inference; fills the defaults every command shares. */
 export function defineCommand<S extends TObject, R extends TSchema>(def: CommandDef<S, R>): CommandDef<S, R> {
-  return { ...def, turnGated: def.turnGated ?? (def.category === 'action' || def.category === 'control') };
+  const priced = def.priced ?? def.category === 'action';
+  return {
+    ...def,
+    turnGated: def.turnGated ?? (def.category === 'action' || def.category === 'control'),
+    priced,
+    ...(priced && def.frame && { frame: pricedFrame(def.name, def.frame) }),
+  };
+}
+
+/**
+ * A frame step the game may price: the caller's claimed kingdom pays (a god, or a caller with no
+ * claim, pays nothing). The price is asked before the step, so a kingdom that cannot pay changes
+ * nothing; it is paid once the step ran without throwing (a pulsed run: once it started, for all its
+ * pulses, as quoted).
+ */
+function pricedFrame<A>(name: string, frame: (env: FrameEnv<A>) => unknown): (env: FrameEnv<A>) => unknown {
+  return (env) => {
+    const { game, caller } = env;
+    const kingdomId = caller.role === 'god' ? null : caller.claimedKingdomId;
+    if (kingdomId === null || typeof game.priceOf !== 'function' || typeof game.spend !== 'function') return frame(env);
+    const quote = game.priceOf(kingdomId, name, env.args as Readonly<Record<string, unknown>>);
+    if (quote.refusal !== null) throw gameRejected(quote.refusal, 'OverBudget');
+    const value = frame(env);
+    if (quote.price > 0) game.spend(kingdomId, quote.price);
+    return value;
+  };
 }
 
 /** decisions §13: whether a keyed request of this command keeps its answer (a read or meta command simply runs again). */

@@ -2,7 +2,8 @@
 // animals and fish. Pure: it builds a private World and returns its snapshot.
 import { A, ACTOR_INDEX, CIV_ACTORS, canStand, MAX_ZONES, MIN_ZONES, T, TILE_BUILDABLE, TILE_WATER, ZONE_TILES } from './assets.ts';
 import { createActor } from './actors.ts';
-import { canFoundAt, census, foundKingdom, seedCity, wildKingdomFor } from './kingdoms.ts';
+import { canFoundAt, census, declareWar, foundKingdom, seedCity, wildKingdomFor } from './kingdoms.ts';
+import { RULES_IDS, RULES_INDEX, rulesOf } from './rules.ts';
 import { nextInt } from './rng.ts';
 import { toSnapshot, type SandboxSnapshot } from './snapshot.ts';
 import { generateTerrain } from './terrain.ts';
@@ -12,6 +13,8 @@ export interface GenerateParams {
   zonesX: number;
   zonesY: number;
   seed: number;
+  /** The world's rules (rules.ts: sandbox, grow, duel); sandbox when left out. */
+  rules?: string;
 }
 
 export class GenerateError extends Error {}
@@ -26,12 +29,16 @@ export function checkParams(params: GenerateParams): void {
       throw new GenerateError(`${name} must be an integer in ${MIN_ZONES}..${MAX_ZONES}, got ${String(v)}`);
   }
   if (!Number.isInteger(seed)) throw new GenerateError(`seed must be an integer, got ${String(seed)}`);
+  if (params.rules !== undefined && !RULES_INDEX.has(params.rules)) {
+    throw new GenerateError(`rules must be one of ${RULES_IDS.join(', ')}, got ${JSON.stringify(params.rules)}`);
+  }
 }
 
 /** The live-world form of a fresh world (generateWorld snapshots it). */
 export function buildWorld(params: GenerateParams): World {
   checkParams(params);
   const w = createWorld(params.zonesX * ZONE_TILES, params.zonesY * ZONE_TILES, params.seed);
+  w.rules = RULES_INDEX.get(params.rules ?? 'sandbox')!;
   generateTerrain(w);
   populate(w, params.zonesX * params.zonesY);
   return w;
@@ -59,12 +66,15 @@ function randomTile(w: World): number {
 }
 
 function populate(w: World, zones: number): void {
-  const kingdoms = Math.max(2, Math.min(12, Math.round(zones / 4)));
-  const minApart = Math.max(24, Math.floor(Math.min(w.width, w.height) / 4));
+  const duel = rulesOf(w).duel;
+  // A duel is two kingdoms of one race, close enough to meet from the start.
+  const kingdoms = duel ? 2 : Math.max(2, Math.min(12, Math.round(zones / 4)));
+  const minApart = duel ? duel.minApart : Math.max(24, Math.floor(Math.min(w.width, w.height) / 4));
+  const maxApart = duel ? duel.maxApart : Infinity;
   const capitals: Array<[number, number]> = [];
   for (let k = 0; k < kingdoms; k++) {
-    const asset = CIV_ACTORS[k % CIV_ACTORS.length]!;
-    for (let attempt = 0; attempt < 400; attempt++) {
+    const asset = duel ? CIV_ACTORS[0]! : CIV_ACTORS[k % CIV_ACTORS.length]!;
+    for (let attempt = 0; attempt < (duel ? 4000 : 400); attempt++) {
       const i = randomTile(w);
       const x = i % w.width;
       const y = Math.floor(i / w.width);
@@ -72,7 +82,7 @@ function populate(w: World, zones: number): void {
       const good =
         type === T.grass || type === T.soilHigh || type === T.soilLow || (asset === A.dwarf && type === T.hills) || (asset === A.elf && type === T.forest);
       if (!good || !canFoundAt(w, x, y)) continue;
-      if (capitals.some(([cx, cy]) => (cx - x) ** 2 + (cy - y) ** 2 < minApart * minApart)) continue;
+      if (capitals.some(([cx, cy]) => (cx - x) ** 2 + (cy - y) ** 2 < minApart * minApart || (cx - x) ** 2 + (cy - y) ** 2 > maxApart * maxApart)) continue;
       const founder = createActor(w, asset, x + 0.5, y + 0.5, true, 0, 0);
       const kingdom = foundKingdom(w, founder);
       if (!kingdom) break;
@@ -117,6 +127,10 @@ function populate(w: World, zones: number): void {
     placeGroup(w, A.fish, i, 1 + nextInt(w.rng, 2));
   }
   census(w);
+  if (duel) {
+    const [first, second] = w.kingdoms.filter((k) => !k.wild);
+    if (first && second) declareWar(first, second);
+  }
 }
 
 function placeGroup(w: World, asset: number, centre: number, size: number): void {

@@ -14,6 +14,7 @@ import type {
   GridView,
   KingdomInfo,
   PaintOutcome,
+  PriceQuote,
   RgbaImage,
   SpawnOutcome,
   SpeedInfo,
@@ -30,6 +31,7 @@ import { paint } from './paint.ts';
 import { applyPower, effectiveRadius, powerAsset } from './powers.ts';
 import { cityViews, civKingdomOrder, kingdomViews, queryActorViews, tileView, worldStateView, type ActorRowView, type TileView } from './reads.ts';
 import { render } from './render.ts';
+import { commandPrice, kingdomIncome, powerPrice, rulesOf, spawnPrice } from './rules.ts';
 import { checkSavepoint, restoreWorld, SavepointError, savepointBytes, takeSavepoint, type WorldCopy } from './savepoint.ts';
 import { decodeSave as decodeBytes, encodeSave as encodeBytes, SaveFormatError } from './save-format.ts';
 import { fromSnapshot, SnapshotError, toSnapshot, validateSnapshot } from './snapshot.ts';
@@ -111,7 +113,8 @@ export function listTopTiles(): AssetInfo[] {
 }
 
 export function listActors(): Array<AssetInfo & { race: string }> {
-  return ACTORS.map((a) => ({
+  const prices = live ? rulesOf(live.world).prices : null;
+  return ACTORS.map((a, index) => ({
     id: a.id,
     race: a.race,
     kind: a.kind,
@@ -121,11 +124,14 @@ export function listActors(): Array<AssetInfo & { race: string }> {
     diet: a.diet,
     lifespan_years: a.lifespanYears,
     adult_years: a.adultYears,
+    // Under rules that price actions: what one newborn and one adult cost the spawning kingdom.
+    ...(prices && { cost: spawnPrice(prices, index, false, 1), adult_cost: spawnPrice(prices, index, true, 1) }),
   }));
 }
 
 export function listPowers(): Array<AssetInfo & { supports_radius?: boolean; is_toggle?: boolean }> {
   const laws = live?.world.laws;
+  const prices = live ? rulesOf(live.world).prices : null;
   return POWERS.map((p) => {
     const info: AssetInfo & { supports_radius: boolean; is_toggle: boolean } = {
       id: p.id,
@@ -137,6 +143,8 @@ export function listPowers(): Array<AssetInfo & { supports_radius?: boolean; is_
     if (p.supportsRadius) info.default_radius = p.radius;
     if (p.actor !== undefined) info.spawns = p.actor;
     if (p.isToggle) info.active = laws ? laws[p.id as LawId] : false;
+    // Under rules that price actions: one pulse at the default radius (a wider brush costs in proportion to its area).
+    if (prices) info.cost = powerPrice(prices, p.id, null);
     return info;
   });
 }
@@ -257,6 +265,30 @@ export function paintTile(x: number, y: number, tileId: string | null, topId: st
     events.emit('tiles_painted', { x, y, radius: r, tile_id: tileId, top_id: topId, painted: outcome.painted, skipped: outcome.skipped }, touched.list());
   }
   return outcome;
+}
+
+/** What an action costs the kingdom of the player sending it, under the world's rules (rules.ts). */
+export function priceOf(kingdomId: number, command: string, args: Readonly<Record<string, unknown>>): PriceQuote {
+  const { world } = current();
+  const price = commandPrice(world, command, args);
+  const kingdom = world.kingdoms[kingdomId - 1];
+  if (price === 0 || kingdom === undefined) return { price: 0, refusal: null };
+  if (!kingdom.alive) return { price, refusal: `${kingdom.name} has fallen: it has no favor left to pay ${price} for ${command}` };
+  if (kingdom.favor >= price) return { price, refusal: null };
+  const favor = rulesOf(world).favor!;
+  return {
+    price,
+    refusal:
+      `${command} costs ${price} favor under the ${rulesOf(world).id} rules; ${kingdom.name} holds ${kingdom.favor}. ` +
+      `Favor comes back every 32 ticks: each city adds ${favor.base} + 1 per ${favor.perTiles} tiles of its land ` +
+      `(${kingdomIncome(world, kingdom)} in all now), up to ${favor.cap}. Wait (step) or send something cheaper`,
+  };
+}
+
+/** Takes what priceOf quoted from the kingdom's favor. */
+export function spend(kingdomId: number, amount: number): void {
+  const kingdom = current().world.kingdoms[kingdomId - 1];
+  if (kingdom && amount > 0) kingdom.favor = Math.max(0, kingdom.favor - amount);
 }
 
 export function invokePower(powerId: string, x: number, y: number, radius: number | null): boolean {
@@ -453,6 +485,8 @@ const sandbox = {
   spawn,
   paintTile,
   invokePower,
+  priceOf,
+  spend,
   snapshotWorld,
   installWorld,
   setWorldLoading,

@@ -2,6 +2,7 @@
 import { ACTORS, ACTOR_KIND, ACTOR_KIND_CIV, TILE_BUILDABLE, TILE_WATER, TOP } from './assets.ts';
 import { createActor, isAdult } from './actors.ts';
 import { cityName, kingdomName } from './names.ts';
+import { addFavor, cityIncome, cityLand, rulesOf, startingFavor } from './rules.ts';
 import { chancePerMille, nextInt, nextU32 } from './rng.ts';
 import { cityOf, forDisc, inBounds, isBurning, kingdomColor, kingdomOf, MAX_CITY_ID, setOwner, setTop, type City, type Kingdom, type World } from './world.ts';
 
@@ -36,6 +37,7 @@ function newKingdom(w: World, race: string, wild: boolean): Kingdom {
     cities: 0,
     wars: [],
     warTarget: 0,
+    favor: wild ? 0 : startingFavor(w),
   };
   w.kingdoms.push(kingdom);
   if (!wild) w.civAlive++;
@@ -323,6 +325,7 @@ export function census(w: World): void {
     }
   }
   for (const c of w.cities) if (c.alive && c.units === 0) destroyCity(w, c);
+  const fallWithoutCities = rulesOf(w).fallWithoutCities;
   for (const k of w.kingdoms) {
     if (k.wild || !k.alive) continue;
     let cities = 0;
@@ -336,7 +339,12 @@ export function census(w: World): void {
     k.cities = cities;
     const capital = cityOf(w, k.capitalId);
     if (!capital?.alive || capital.kingdomId !== k.id) k.capitalId = firstCity;
-    if (k.units === 0 && cities === 0) {
+    // Under the duel's rules a kingdom without a city has lost, whoever is left of its people.
+    if (cities === 0 && (k.units === 0 || fallWithoutCities)) {
+      if (k.units > 0) {
+        for (let i = 0; i < w.actorEnd; i++) if (a.alive[i] === 1 && a.kingdom[i] === k.id) a.kingdom[i] = 0;
+        k.units = 0;
+      }
       k.alive = false;
       w.civAlive--;
       k.kingUid = 0;
@@ -362,10 +370,18 @@ export function census(w: World): void {
 export function citySystem(w: World): void {
   const cities = w.cities;
   const count = cities.length;
+  const rules = rulesOf(w);
   for (let n = 0; n < count; n++) {
     const city = cities[n]!;
     if (!city.alive || ((w.tick + city.id) & (CITY_EVERY - 1)) !== 0) continue;
-    city.food = Math.min(city.food + 1 + Math.floor(city.units * 0.35), 40 + city.buildings * 10);
+    // Under grow and duel the land feeds the city (so greening it pays) and pays its kingdom's favor.
+    const land = rules.fertilePerFood === null && rules.favor === null ? null : cityLand(w, city);
+    const income = land === null || rules.fertilePerFood === null ? Math.floor(city.units * 0.35) : Math.floor(land.fertile / rules.fertilePerFood);
+    city.food = Math.min(city.food + 1 + income, 40 + city.buildings * 10);
+    if (land !== null && rules.favor !== null) {
+      const kingdom = kingdomOf(w, city.kingdomId);
+      if (kingdom?.alive && !kingdom.wild) addFavor(w, kingdom, cityIncome(rules.favor, land.tiles));
+    }
     if (city.units + 2 >= housingCapacity(city) && city.food >= 4 && city.buildings < MAX_BUILDINGS) {
       if (buildHouse(w, city)) city.food -= 4;
     }
@@ -443,14 +459,15 @@ export function kingdomSystem(w: World): void {
     return;
   }
   const live = w.cities.filter((c) => c.alive);
+  const war = rulesOf(w).war;
   for (let i = 0; i < civs.length; i++) {
     const ka = civs[i]!;
     for (let j = i + 1; j < civs.length; j++) {
       const kb = civs[j]!;
       if (ka.wars.includes(kb.id)) {
-        if (chancePerMille(w.rng, 40) && makePeace(ka, kb)) w.events?.peaceMade(ka, kb, 'treaty');
+        if (chancePerMille(w.rng, war?.peace ?? 40) && makePeace(ka, kb)) w.events?.peaceMade(ka, kb, 'treaty');
       } else if (kingdomsMeet(live, ka.id, kb.id)) {
-        if (chancePerMille(w.rng, ka.race === kb.race ? 50 : 160) && declareWar(ka, kb)) w.events?.warDeclared(ka, kb);
+        if (chancePerMille(w.rng, war?.declare ?? (ka.race === kb.race ? 50 : 160)) && declareWar(ka, kb)) w.events?.warDeclared(ka, kb);
       }
     }
   }

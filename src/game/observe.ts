@@ -3,7 +3,11 @@
 // the state the simulation relies on.
 import { Buffer } from 'node:buffer';
 import { TILES } from './assets.ts';
-import type { World } from './world.ts';
+import { isAdult } from './actors.ts';
+import { housingCapacity } from './kingdoms.ts';
+import { cityLand, kingdomIncome, rulesOf } from './rules.ts';
+import type { City, Kingdom, World } from './world.ts';
+import { ANCHOR_STATS } from '../shared/anchor-stats.ts';
 import type { GridObservation, GridView } from '../shared/game-module.ts';
 
 const MAX_COUNT = 0xffff;
@@ -131,13 +135,23 @@ export function observeWorld(w: World, view: GridView): GridObservation {
   const cityIds: number[] = [];
   let buildings = 0;
   const anchors: Array<{ x: number; y: number }> = [];
+  const anchorCities: City[] = [];
   for (const city of w.cities) {
     if (!city.alive || city.kingdomId !== own) continue;
     cityIds.push(city.id);
     buildings += city.buildings;
-    if (anchors.length < view.anchors) anchors.push({ x: city.x, y: city.y });
+    if (anchors.length < view.anchors) {
+      anchors.push({ x: city.x, y: city.y });
+      anchorCities.push(city);
+    }
   }
   const territory = territoryOf(w, cells, cellX, cellY, cityIds);
+  const rival = view.others && (view.rivalAnchors ?? 0) > 0 ? rivalOf(w, own, anchorCities[0]) : undefined;
+  const rivalCities = rival ? w.cities.filter((c) => c.alive && c.kingdomId === rival.id) : [];
+  const rivalAnchors = rivalCities.slice(0, view.rivalAnchors ?? 0);
+
+  // Per anchor city (own first, then the rival's), the figures counted from its people below.
+  const stats = new CityStats(w, [...anchorCities, ...rivalAnchors]);
 
   // Planes: 0 the viewer's kingdom, 1 other kingdoms, 2 wild (no kingdom, or a wild one).
   const wild = new Uint8Array(w.kingdoms.length + 1);
@@ -146,23 +160,112 @@ export function observeWorld(w: World, view: GridView): GridObservation {
   const actors = new Uint16Array(3 * area);
   const a = w.a;
   let population = 0;
+  let rivalPopulation = 0;
+  const rivalId = rival?.id ?? -1;
   for (let s = 0; s < w.actorEnd; s++) {
     if (a.alive[s] !== 1) continue;
     const k = a.kingdom[s]!;
+    stats.count(s);
     const plane = k === own ? 0 : wild[k] === 1 ? 2 : 1;
     if (plane === 0) population++;
-    else if (!view.others) continue;
+    else if (k === rivalId) rivalPopulation++;
+    if (plane !== 0 && !view.others) continue;
     const x = Math.min(w.width - 1, Math.max(0, a.x[s]! | 0));
     const y = Math.min(w.height - 1, Math.max(0, a.y[s]! | 0));
     const at = plane * area + cellY[y]! * cells + cellX[x]!;
     if (actors[at]! < MAX_COUNT) actors[at]!++;
   }
 
-  return {
+  const observation: GridObservation = {
     tiles: tileClasses(w, cells, cellX, cellY),
     actors,
     territory: territory.territory,
     counts: { alive: own > 0, population, cities: cityIds.length, buildings, territory: territory.tiles },
     anchors,
+    anchorStats: stats.figures(0, anchorCities.length, view.anchors),
   };
+  const favor = rulesOf(w).favor;
+  if (favor !== null && kingdom !== undefined && own > 0) observation.economy = { favor: kingdom.favor, cap: favor.cap, income: kingdomIncome(w, kingdom) };
+  if (view.others && (view.rivalAnchors ?? 0) > 0) {
+    observation.rival = rival
+      ? {
+          kingdomId: rival.id,
+          counts: {
+            alive: true,
+            population: rivalPopulation,
+            cities: rivalCities.length,
+            buildings: rivalCities.reduce((sum, c) => sum + c.buildings, 0),
+            territory: rivalCities.reduce((sum, c) => sum + cityLand(w, c).tiles, 0),
+          },
+          anchors: rivalAnchors.map((c) => ({ x: c.x, y: c.y })),
+          anchorStats: stats.figures(anchorCities.length, rivalAnchors.length, view.rivalAnchors ?? 0),
+        }
+      : null;
+  }
+  return observation;
+}
+
+/** The other live civilised kingdom whose capital lies nearest `home` (the first other one when there is no home). */
+function rivalOf(w: World, own: number, home: City | undefined): Kingdom | undefined {
+  let best: Kingdom | undefined;
+  let bestD2 = Infinity;
+  for (const k of w.kingdoms) {
+    if (!k.alive || k.wild || k.id === own) continue;
+    const capital = k.capitalId > 0 ? w.cities[k.capitalId - 1] : undefined;
+    const d2 = home && capital ? (capital.x - home.x) ** 2 + (capital.y - home.y) ** 2 : 0;
+    if (best === undefined || d2 < bestD2) {
+      best = k;
+      bestD2 = d2;
+    }
+  }
+  return best;
+}
+
+const STATS = ANCHOR_STATS.length;
+const at = (name: (typeof ANCHOR_STATS)[number]) => ANCHOR_STATS.indexOf(name);
+const UNITS = at('units');
+const ADULTS = at('adults');
+const SICK = at('sick');
+const BLESSED = at('blessed');
+
+/** ANCHOR_STATS for a list of cities: what the city records hold, and what its people are, counted actor by actor. */
+class CityStats {
+  readonly values: Int32Array;
+  readonly #slot: Int32Array;
+  readonly #w: World;
+
+  constructor(w: World, cities: City[]) {
+    this.#w = w;
+    this.values = new Int32Array(cities.length * STATS);
+    this.#slot = new Int32Array(w.cities.length + 1).fill(-1);
+    cities.forEach((city, n) => {
+      this.#slot[city.id] = n;
+      const land = cityLand(w, city);
+      const row = this.values.subarray(n * STATS, (n + 1) * STATS);
+      row[at('housing')] = housingCapacity(city);
+      row[at('food')] = city.food;
+      row[at('buildings')] = city.buildings;
+      row[at('territory')] = land.tiles;
+      row[at('fertile')] = land.fertile;
+    });
+  }
+
+  /** Counts live actor `s` in its city's row, when its city is listed. */
+  count(s: number): void {
+    const a = this.#w.a;
+    const n = this.#slot[a.city[s]!]!;
+    if (n < 0) return;
+    const row = n * STATS;
+    this.values[row + UNITS]!++;
+    if (isAdult(this.#w, s)) this.values[row + ADULTS]!++;
+    if (a.plague[s]! > 0) this.values[row + SICK]!++;
+    if (a.blessed[s]! > this.values[row + BLESSED]!) this.values[row + BLESSED] = a.blessed[s]!;
+  }
+
+  /** `count` rows: the `rows` listed from row `first`, then zeros. */
+  figures(first: number, rows: number, count: number): Int32Array {
+    const out = new Int32Array(count * STATS);
+    out.set(this.values.subarray(first * STATS, (first + Math.min(rows, count)) * STATS));
+    return out;
+  }
 }

@@ -2,6 +2,7 @@
 // taken afresh here rather than refreshing the census the simulation relies on.
 import { ACTORS, TILES, TOPS } from './assets.ts';
 import { deadNameAt, nameOf } from './actors.ts';
+import { rulesOf } from './rules.ts';
 import { DEAD_CAP, kingdomOf, type World } from './world.ts';
 import type { ActorQuery, ActorRow, TileReport } from '../shared/game-module.ts';
 
@@ -49,6 +50,7 @@ function liveName(w: World, actor: number, uid: number): string | null {
 
 export function kingdomViews(w: World, includeWild: boolean) {
   const count = headcount(w);
+  const favor = rulesOf(w).favor !== null;
   const citiesPer = new Int32Array(w.kingdoms.length + 1);
   for (const c of w.cities) if (c.alive) citiesPer[c.kingdomId]!++;
   return w.kingdoms
@@ -62,6 +64,8 @@ export function kingdomViews(w: World, includeWild: boolean) {
       cities_count: citiesPer[k.id]!,
       units_count: count.kingdoms[k.id]!,
       wild: k.wild,
+      // Under rules that price actions, what each civilised kingdom may still spend.
+      ...(favor && !k.wild && { favor: k.favor }),
     }));
 }
 
@@ -164,6 +168,7 @@ export function worldStateView(w: World, paused: boolean) {
     kingdoms_ever_created: kingdomsEver,
     cities_alive: citiesAlive,
     cities_ever_created: w.cities.length,
+    rules: rulesOf(w).id,
   };
 }
 

@@ -50,6 +50,7 @@ import {
   wildKingdomFor,
 } from './kingdoms.ts';
 import { reportBirth, reportDeath } from './events.ts';
+import { rulesOf } from './rules.ts';
 import { chancePerMille, hash32, nextFloat, nextU32 } from './rng.ts';
 import {
   ACTOR_FIELD_NAMES,
@@ -353,9 +354,11 @@ function think(w: World, i: number): void {
   }
   if (a.hunger[i]! > HUNGRY) eat(w, i, tile, ground, kind);
   if (a.cooldown[i] === 0 && a.hunger[i]! < 128 && ACTORS[asset]!.breedPerMille > 0 && isAdult(w, i) && canBreed(w, i, kin, kind)) {
-    if (chancePerMille(w.rng, ACTORS[asset]!.breedPerMille * PER_THINK) && w.birthCount < w.births.length) {
+    // Under grow and duel a blessing is an investment: the blessed breed more often, chance and pause alike.
+    const pace = kind === ACTOR_KIND_CIV && a.blessed[i]! > 0 ? rulesOf(w).blessedBreeding : 1;
+    if (chancePerMille(w.rng, ACTORS[asset]!.breedPerMille * PER_THINK * pace) && w.birthCount < w.births.length) {
       w.births[w.birthCount++] = i;
-      a.cooldown[i] = Math.ceil(ACTORS[asset]!.breedCooldown / PER_THINK);
+      a.cooldown[i] = Math.ceil(ACTORS[asset]!.breedCooldown / PER_THINK / pace);
     }
   }
   if (kind === ACTOR_KIND_CIV) civMove(w, i, tile, speed);

@@ -185,7 +185,10 @@ export function scalar<const P extends string>(at: P, rule: NumberRule): Saves<n
       if (rule.multipleOf !== undefined && (v as number) % rule.multipleOf !== 0) fail(`${at} must be a multiple of ${rule.multipleOf}`);
     },
     load: (s) => (get(s) as number | undefined) ?? absent!,
-    head: (v, out) => out.num(v),
+    // At its value for older saves, it leaves the hash out: the worlds made before it hash as they did.
+    head: (v, out) => {
+      if (v !== absent) out.num(v);
+    },
   };
 }
 
@@ -533,6 +536,8 @@ export function records<const P extends string, R extends { id: number }>(
         const r = rec as unknown as Record<string, unknown>;
         for (const c of columns) {
           const x = r[c.name];
+          // As a number above: at its value for older saves, a field leaves the hash as it was before it.
+          if (c.absent !== undefined && x === c.absent) continue;
           if (c.kind === 'num') out.num(x as number);
           else if (c.kind === 'str') out.str(x as string);
           else if (c.kind === 'bool') out.bool(x as boolean);

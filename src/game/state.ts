@@ -11,6 +11,7 @@
 // the checks' (a field's check reads the fields above it: the sizes first, kingdoms before cities).
 import { ACTORS, MIN_ZONES, MAX_ZONES, SPEED_INDEX, TILES, TOPS, ZONE_TILES } from './assets.ts';
 import { liveCities, liveCivKingdoms } from './kingdoms.ts';
+import { RULES } from './rules.ts';
 import {
   arrayGroup,
   counted,
@@ -53,6 +54,7 @@ export const KINGDOM_FIELDS = {
   cities: 'num',
   wars: 'kingdomIds',
   warTarget: 'num',
+  favor: { kind: 'num', absent: 0 },
 } as const satisfies RecordFields<Kingdom>;
 
 /** Every field of a city, in the order saves and the hash walk them. */
@@ -129,6 +131,7 @@ export const STATE = {
   width: scalar('width', SIDE),
   height: scalar('height', SIDE),
   seed: scalar('seed', 'finite'),
+  rules: scalar('rules', { min: 0, max: RULES.length - 1, absent: 0 }),
   tick: scalar('tick', COUNT),
   actorEnd: scalar(ACTOR_END_AT, { min: 0, max: HARD_ACTOR_CAP }),
   freeCount: lengthOf('free'),

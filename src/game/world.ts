@@ -78,6 +78,8 @@ export interface Kingdom {
   wars: number[];
   /** City id the soldiers march on while at war (0 = none). */
   warTarget: number;
+  /** What its players may still spend under the world's rules (rules.ts; always 0 under the sandbox's). */
+  favor: number;
 }
 
 export interface City {
@@ -140,6 +142,8 @@ export interface World {
   width: number;
   height: number;
   seed: number;
+  /** The world's rules: an index in rules.ts' RULES (0: the sandbox's). */
+  rules: number;
   tick: number;
   tileType: Uint8Array;
   /** 0 = none, else top catalogue index + 1. */
@@ -250,6 +254,7 @@ export function createWorld(width: number, height: number, seed: number, actorCa
     width,
     height,
     seed,
+    rules: 0,
     tick: 0,
     tileType: new Uint8Array(tiles),
     topType: new Uint8Array(tiles),

@@ -82,6 +82,8 @@ export interface WorldState {
   kingdoms_ever_created?: number;
   cities_alive?: number;
   cities_ever_created?: number;
+  /** A game with named rule sets (the sandbox: sandbox, grow, duel) names the world's. */
+  rules?: string;
 }
 
 export interface TileReport {
@@ -106,6 +108,8 @@ export interface KingdomInfo {
   cities_count: number;
   units_count: number;
   wild: boolean;
+  /** A game whose rules price actions (PriceQuote): what the kingdom may still spend. */
+  favor?: number;
 }
 
 export interface CityInfo {
@@ -151,6 +155,8 @@ export interface WorldParams {
   zonesX: number;
   zonesY: number;
   seed: number;
+  /** generate_world's `rules`, passed only when the caller gave it: a game with named rule sets refuses a name it does not know (BAD_ARGS). */
+  rules?: string;
 }
 
 /**
@@ -169,6 +175,17 @@ export interface GridView {
   others: boolean;
   /** How many of the kingdom's live cities to report as anchor points. */
   anchors: number;
+  /** How many cities of the rival kingdom to report (only when `others`); 0 or left out: none. */
+  rivalAnchors?: number;
+}
+
+/** A kingdom's budget under rules that price actions. */
+export interface Economy {
+  favor: number;
+  /** What it can hold at most. */
+  cap: number;
+  /** What its cities add together, each at its city tick. */
+  income: number;
 }
 
 /** A fixed-size picture of the world for one viewer (observe). Cells are row-major, `cells` × `cells`. */
@@ -183,6 +200,28 @@ export interface GridObservation {
   counts: { alive: boolean; population: number; cities: number; buildings: number; territory: number };
   /** Tile coordinates of the kingdom's first `anchors` live cities by id (fewer when it has fewer). */
   anchors: Array<{ x: number; y: number }>;
+  /** Optional: per anchor, the figures of its city in the order of ANCHOR_STATS (shared/anchor-stats.ts), anchor after anchor. */
+  anchorStats?: Int32Array;
+  /** Optional: the kingdom's budget, for a game whose rules price actions. */
+  economy?: Economy;
+  /**
+   * Optional, only when `rivalAnchors` > 0 and `others`: the rival (the other live civilised kingdom
+   * whose capital is nearest the viewer's), its counts, its first cities and their figures.
+   */
+  rival?: {
+    kingdomId: number;
+    counts: { alive: boolean; population: number; cities: number; buildings: number; territory: number };
+    anchors: Array<{ x: number; y: number }>;
+    anchorStats: Int32Array;
+  } | null;
+}
+
+/** What an action costs the kingdom of the player who sends it, under the world's rules. */
+export interface PriceQuote {
+  /** Its price (0: free). */
+  price: number;
+  /** Why the kingdom cannot pay it now (the price, what it holds, how that refills), or null when it can. */
+  refusal: string | null;
 }
 
 /** An RGBA image, 4 bytes a pixel, row-major. */
@@ -257,6 +296,15 @@ export interface GameModule {
   paintTile?(x: number, y: number, tileId: string | null, topId: string | null, radius: number): PaintOutcome;
   /** One pulse of a power at (x, y); returns whether the world accepted it. */
   invokePower?(powerId: string, x: number, y: number, radius: number | null): boolean;
+  /**
+   * Optional, game thread: a game whose rules make actions cost the acting kingdom a budget. The
+   * command layer asks before each action command a claimed player sends (each batch item too):
+   * a refusal is answered as GAME_REJECTED and nothing runs; once the command ran, it calls spend.
+   * A game without it (or a price of 0) makes every action free.
+   */
+  priceOf?(kingdomId: number, command: string, args: Readonly<Record<string, unknown>>): PriceQuote;
+  /** Optional, game thread: takes `amount` from the kingdom's budget (after priceOf said it could pay). */
+  spend?(kingdomId: number, amount: number): void;
 
   // World lifecycle.
   /** Game thread: a copy of the live world. */

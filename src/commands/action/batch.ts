@@ -22,6 +22,8 @@ export default defineCommand({
   // decisions §8: each item is checked for its own permission and turn; the batch itself needs none.
   permission: {},
   turnGated: false,
+  // Each item is priced as it runs (a refused item is an item's failure, as any other).
+  priced: false,
   binds: [],
   runsOnGameThread: true,
   frameItems: (args) => args.commands.length,

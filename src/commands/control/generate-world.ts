@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import { LIMITS } from '../../limits.ts';
 import type { WorldSnapshot } from '../../shared/game-module.ts';
 import { installWorld, type InstalledWorld } from '../shared/world-swap.ts';
 import { defineCommand } from '../define.ts';
@@ -17,6 +18,14 @@ export default defineCommand({
       zone_x: Type.Integer({ minimum: 2, maximum: 16, description: 'width in 64-tile zones' }),
       zone_y: Type.Integer({ minimum: 2, maximum: 16, description: 'height in 64-tile zones' }),
       seed: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_SEED, description: 'generator seed; the same seed and size give the same world' })),
+      rules: Type.Optional(
+        Type.String({
+          maxLength: LIMITS.idMaxLength,
+          description:
+            "the world's rules, kept by the world (savepoints, saves): the sandbox's are sandbox (the default: every action free), grow (a " +
+            'budget of favor per kingdom pays for its players’ actions) and duel (two kingdoms at war, a budget each); docs/research.md, "Scenarios"',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -37,7 +46,12 @@ export default defineCommand({
     // decisions §14: its phases, for a caller that asked.
     env.progress(1, 2, 'generate');
     // The heavy part, off the game thread: no frame waits for it.
-    const snapshot = game.generateWorld({ zonesX: env.args.zone_x, zonesY: env.args.zone_y, seed });
+    const snapshot = game.generateWorld({
+      zonesX: env.args.zone_x,
+      zonesY: env.args.zone_y,
+      seed,
+      ...(env.args.rules !== undefined && { rules: env.args.rules }),
+    });
     env.progress(2, 2, 'install');
     return (await env.frame('install', snapshot)) as InstalledWorld;
   },

@@ -19,6 +19,7 @@ export default defineCommand({
     kingdoms_ever_created: Type.Optional(Type.Integer()),
     cities_alive: Type.Optional(Type.Integer()),
     cities_ever_created: Type.Optional(Type.Integer()),
+    rules: Type.Optional(Type.String({ description: "the world's rules, in a game that has named rule sets (the sandbox: sandbox, grow, duel)" })),
   }),
   permission: {},
   binds: ['getWorldState'],

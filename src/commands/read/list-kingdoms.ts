@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { readScope } from '../shared/scope.ts';
 import { defineCommand } from '../define.ts';
 
 export default defineCommand({
@@ -20,6 +21,12 @@ export default defineCommand({
         cities_count: Type.Integer(),
         units_count: Type.Integer(),
         wild: Type.Boolean(),
+        favor: Type.Optional(
+          Type.Integer({
+            description:
+              'what the kingdom may still spend, under rules that price actions (grow, duel); with partial intel and without read_all, only for the claimed kingdom',
+          }),
+        ),
       }),
     ),
     count: Type.Integer(),
@@ -28,8 +35,12 @@ export default defineCommand({
   permission: { all: ['read_own_faction'] },
   binds: ['listKingdoms'],
   runsOnGameThread: true,
-  frame: ({ game, args }) => {
+  frame: ({ game, args, caller }) => {
     const items = game.listKingdoms(args.include_wild ?? false);
+    // decisions §4: the list is not filtered, but a rival's budget is its own business under the fog.
+    if (readScope(caller, undefined).kind !== 'all') {
+      for (const item of items) if (item.id !== caller.claimedKingdomId) delete item.favor;
+    }
     return { items, count: items.length };
   },
 });
