@@ -60,6 +60,21 @@ export const TYPICAL_SECONDS = {
   'test/mcp/per-credential.test.ts': 22,
   'test/mcp/resume.test.ts': 15,
   'test/commands/every-answer.test.ts': 20,
+  // v0.6's longer files: half their times in a full run at load 15-25 (2026-11-28).
+  'test/research/replay-hostile.test.ts': 45,
+  'test/research/step-slice.test.ts': 26,
+  'test/events/progress.test.ts': 23,
+  'test/mcp/real-bridge.test.ts': 22,
+  'test/hardening/departed-clients.test.ts': 20,
+  'test/research/sandbox.test.ts': 18,
+  'test/idempotency/budget.test.ts': 17,
+  'test/research/savepoint.test.ts': 16,
+  'test/research/step.test.ts': 15,
+  'test/research/record-files.test.ts': 14,
+  'test/hardening/transfer-flood.test.ts': 14,
+  'test/events/audit-http.test.ts': 13,
+  'test/cli/lockstep-start.test.ts': 13,
+  'test/research/lockstep.test.ts': 12,
 };
 
 /**
