@@ -404,7 +404,7 @@ if (want('transfer-flood')) await scenario('transfer-flood', () => transferFlood
 // At least 3 s: the env's bridge and first world start before the timed loop, which resets as episodes end.
 if (want('pettingzoo')) await scenario('pettingzoo', () => pettingzooScenario(rows, raw, Math.max(3, DURATION), quick));
 if (want('research')) await scenario('research', () => researchScenario(rows, raw, quick));
-if (want('step-fairness')) await scenario('step-fairness', () => stepFairnessScenario(rows, raw, Math.max(3, DURATION), quick));
+if (want('step-fairness')) await scenario('step-fairness', () => stepFairnessScenario(rows, raw, quick ? 2 : Math.max(3, DURATION), quick));
 if (want('mcp')) await scenario('mcp', () => mcpScenario(rows, raw, quick));
 raw.elapsedS = elapsedS;
 

@@ -8,7 +8,7 @@
 // growth (VmRSS from /proc, the peak during the attack less the idle figure before it), athena's
 // p99 in ms and in frames, and whether the bridge still answers /health after. Goal: at most 150 MB,
 // p99 within 3 frames, nothing crashes. Bounded: 6 hostile connections and at most 2 polite ones,
-// loopback only, each attack 20 s (3 s --quick, so the whole --quick run stays under 2 minutes),
+// loopback only, each attack 20 s (2 s --quick, so the whole --quick run stays under 2 minutes),
 // ended early when RSS passes 1.5 GB. A bridge that crashed or was stopped at that cap is replaced
 // by a fresh one for the next attack.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -322,7 +322,7 @@ export function attackRow(name: string, outcome: Outcome): Row {
 }
 
 export async function hostileMemoryScenario(rows: Row[], raw: Record<string, unknown>, quick: boolean): Promise<void> {
-  const seconds = quick ? 3 : 20;
+  const seconds = quick ? 2 : 20;
   const start = async () => {
     const bridge = await startBridgeProcess({ configDir: configDir() });
     // A load generator started and ready (run alone, a first one takes 1 to 4 s to start, during

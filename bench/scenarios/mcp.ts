@@ -115,8 +115,9 @@ async function door(clock: 'realtime' | 'lockstep'): Promise<Door> {
 
 /** Alternating rounds of the same command through gcb mcp and over POST /cmd, after a warm-up of each. */
 async function overhead(at: Door, quick: boolean): Promise<{ viaMcp: number[]; viaCmd: number[] }> {
-  const rounds = quick ? 4 : 10;
-  const perRound = quick ? 50 : 200;
+  // --quick: 60 calls a side, enough for a p50 (the realtime calls wait a frame each).
+  const rounds = quick ? 2 : 10;
+  const perRound = quick ? 30 : 200;
   const viaMcp: number[] = [];
   const viaCmd: number[] = [];
   const call = async () => {
@@ -157,7 +158,7 @@ async function updates(at: Door, quick: boolean): Promise<{ latencies: number[];
   await watcher.subscribeResource({ uri: 'world://events' });
   await watcher.readResource({ uri: 'world://events' });
   const sent: number[] = [];
-  const events = quick ? 12 : 40;
+  const events = quick ? 6 : 40;
   for (let i = 0; i < events; i++) {
     sent.push(performance.now());
     await at.direct.post('pause');

@@ -5,7 +5,7 @@
 // ares's bodies read in MiB/s against the one-agent rate (16 MiB/s: the gate lets it have that, 64
 // KiB and one body over the whole run), and athena's whoami median under attack against its idle
 // median (goal: within 3×). Bounded: 16 hostile connections and at most 2 polite ones, loopback
-// only, 10 s of attack (3 s --quick).
+// only, 10 s of attack (2 s --quick).
 import { DEFAULT_TIMINGS, LIMITS } from '../../src/limits.ts';
 import { load, startBridgeProcess, type LoadResult } from '../lib/processes.ts';
 import type { Row } from '../lib/report.ts';
@@ -29,7 +29,7 @@ function politeFor(url: string, ms: number): Promise<Polite> {
 }
 
 export async function transferFloodScenario(rows: Row[], raw: Record<string, unknown>, quick: boolean): Promise<void> {
-  const seconds = quick ? 3 : 10;
+  const seconds = quick ? 2 : 10;
   const bridge = await startBridgeProcess({ configDir: configDir() });
   try {
     // A load generator started and ready, and the polite path warmed up, before anything counts.
