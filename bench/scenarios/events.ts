@@ -111,7 +111,7 @@ export async function eventsScenario(rows: Row[], raw: Record<string, unknown>, 
   const alone = await command();
 
   const subscribers = await Promise.all(Array.from({ length: SUBSCRIBERS }, () => subscribe(bridge.url, '/events?kinds=ping')));
-  await sleep(quick ? 500 : 1000);
+  await sleep(quick ? 250 : 1000);
   for (const sub of subscribers) sub.recording = true;
   const counts0 = subscribers.map((s) => s.count);
   // The reference for the stalled subscriber's memory: RSS growth under this same load without it.

@@ -332,7 +332,7 @@ export async function hostileMemoryScenario(rows: Row[], raw: Record<string, unk
     await politeAgent(
       bridge.url,
       (() => {
-        const until = performance.now() + (quick ? 500 : 1000);
+        const until = performance.now() + (quick ? 300 : 1000);
         return () => performance.now() < until;
       })(),
     );

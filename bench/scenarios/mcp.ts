@@ -125,7 +125,7 @@ async function overhead(at: Door, quick: boolean): Promise<{ viaMcp: number[]; v
     await at.client.callTool({ name: 'worldbox_get_world_state', arguments: {} });
     return performance.now() - t0;
   };
-  for (let i = 0; i < perRound; i++) {
+  for (let i = 0; i < (quick ? 10 : perRound); i++) {
     await call();
     await at.direct.post('get_world_state');
   }
