@@ -23,12 +23,12 @@ import { stepFairnessScenario } from './scenarios/step-fairness.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
 // --quick: every row, from shorter runs (1 s, as short as a run on a fresh bridge with no warm-up
-// stays meaningful; warm-ups, rounds and fixed waits shortened where each scenario says), in about
-// 100 s on an idle 2-core machine.
+// stays meaningful; warm-ups, rounds and fixed waits shortened where each scenario says), in under
+// 2 minutes on an idle 2-core machine, a fresh clone's build included.
 const quick = Boolean(values.quick);
 const DURATION = quick ? 1 : 10;
 /** A warm-up run before measured ones. */
-const WARM_UP = quick ? 0.5 : 2;
+const WARM_UP = quick ? 0.3 : 2;
 const only = values.only ? new Set(values.only.split(',')) : null;
 const want = (name: string) => only === null || only.has(name);
 const TINY = new URL('../test/fixtures/tiny-game.ts', import.meta.url).pathname;
