@@ -10,12 +10,12 @@
 //   is met); the time from sending the command to the notification, p99 (target ≤ 1.1 s).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { keptAliveClient, percentile } from '../lib/kept-alive.ts';
 import { startBridgeProcess } from '../lib/processes.ts';
 import type { Row } from '../lib/report.ts';
 
@@ -24,40 +24,18 @@ const OVERHEAD_TARGET = 1.5;
 const UPDATE_TARGET_MS = 1_100;
 const GCB = new URL('../../bin/gcb.js', import.meta.url).pathname;
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** POST /cmd on one kept-alive connection; resolves with the round trip in ms. */
+/** POST /cmd on one kept-alive connection; resolves with the round trip in ms, rejects unless 200. */
 function poster(url: string): { post(name: string, args?: unknown): Promise<number>; close(): void } {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const port = Number(new URL(url).port);
+  const client = keptAliveClient(url, TOKEN);
   return {
-    post: (name, args = {}) =>
-      new Promise((resolve, reject) => {
-        const body = JSON.stringify({ name, args });
-        const t0 = performance.now();
-        const req = request(
-          {
-            host: '127.0.0.1',
-            port,
-            agent,
-            method: 'POST',
-            path: '/cmd',
-            headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-          },
-          (res) => {
-            res.resume();
-            res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`${name} answered ${res.statusCode}`))));
-          },
-        );
-        req.on('error', reject);
-        req.end(body);
-      }),
-    close: () => agent.destroy(),
+    post: async (name, args = {}) => {
+      const answer = await client.post(name, args);
+      if (answer.status !== 200) throw new Error(`${name} answered ${answer.status}`);
+      return answer.ms;
+    },
+    close: () => client.close(),
   };
 }
 

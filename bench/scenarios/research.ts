@@ -13,11 +13,11 @@
 //   beside the world's save file (save_world, gzip and raw).
 // - `world_hash` of that world: the round trip's p95, target ≤ 5 ms.
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as game from '../../src/game/index.ts';
+import { keptAliveClient, type KeptAliveClient } from '../lib/kept-alive.ts';
 import { processCpuMs, startBridgeProcess } from '../lib/processes.ts';
 import type { Row } from '../lib/report.ts';
 
@@ -35,39 +35,7 @@ function configDir(clock: 'lockstep' | 'realtime'): string {
   return dir;
 }
 
-interface Answer {
-  status: number;
-  body: any;
-  ms: number;
-}
-
-/** One client on one kept-alive connection, as an agent's loop runs (node:http: the least client CPU). */
-function client(url: string): { post(name: string, args?: unknown): Promise<Answer>; close(): void } {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const port = Number(new URL(url).port);
-  const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
-  return {
-    post: (name, args) =>
-      new Promise((resolve, reject) => {
-        const body = JSON.stringify(args === undefined ? { name } : { name, args });
-        const t0 = performance.now();
-        const req = request(
-          { host: '127.0.0.1', port, agent, method: 'POST', path: '/cmd', headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
-          (res) => {
-            const parts: Buffer[] = [];
-            res.on('data', (chunk: Buffer) => parts.push(chunk));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString()), ms: performance.now() - t0 }));
-            res.on('error', reject);
-          },
-        );
-        req.on('error', reject);
-        req.end(body);
-      }),
-    close: () => agent.destroy(),
-  };
-}
-
-type Client = ReturnType<typeof client>;
+type Client = KeptAliveClient;
 
 /**
  * The least client there is: one socket, each request written whole, the answer read by its
@@ -191,7 +159,7 @@ export async function researchScenario(rows: Row[], raw: Record<string, unknown>
     startBridgeProcess({ configDir: configDir('lockstep') }),
     startBridgeProcess({ configDir: configDir('realtime') }),
   ]);
-  const c = client(bridge.url);
+  const c = keptAliveClient(bridge.url, TOKEN);
 
   // (a) step 1000 through the bridge against the same world in this process, over the same ticks.
   game.init({ seed: SEED, suppressStartupWindow: true });
@@ -330,7 +298,7 @@ export async function researchScenario(rows: Row[], raw: Record<string, unknown>
 
   // (b) spawn after spawn on one connection: lockstep (this bridge) against realtime at 60 fps.
   const [lockstepRaw, realtimeRaw] = await Promise.all([rawClient(bridge.url), rawClient(realtime.url)]);
-  const lockstepHttp = client(bridge.url);
+  const lockstepHttp = keptAliveClient(bridge.url, TOKEN);
   const sides = [
     { c: lockstepRaw, at: await pasture(lockstepRaw) },
     { c: realtimeRaw, at: await pasture(realtimeRaw) },

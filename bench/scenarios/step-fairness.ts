@@ -8,9 +8,9 @@
 // - requests answered 504, by either agent: target none;
 // - the player's ticks/s beside it against its ticks/s alone: target ≥ 0.8×.
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { keptAliveClient, percentile, type KeptAliveClient } from '../lib/kept-alive.ts';
 import { startBridgeProcess } from '../lib/processes.ts';
 import type { Row } from '../lib/report.ts';
 
@@ -22,45 +22,7 @@ const HASH_P99_TARGET_MS = 500;
 const RATE_TARGET = 0.8;
 const WORLD = 256;
 
-interface Answer {
-  status: number;
-  body: any;
-  ms: number;
-}
-
-/** One agent on one kept-alive connection, one request at a time, as an agent's loop runs. */
-function client(url: string, token: string) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const port = Number(new URL(url).port);
-  return {
-    post: (name: string, args?: unknown) =>
-      new Promise<Answer>((resolve, reject) => {
-        const body = JSON.stringify(args === undefined ? { name } : { name, args });
-        const t0 = performance.now();
-        const req = request(
-          {
-            host: '127.0.0.1',
-            port,
-            agent,
-            method: 'POST',
-            path: '/cmd',
-            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-          },
-          (res) => {
-            const parts: Buffer[] = [];
-            res.on('data', (chunk: Buffer) => parts.push(chunk));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString()), ms: performance.now() - t0 }));
-            res.on('error', reject);
-          },
-        );
-        req.on('error', reject);
-        req.end(body);
-      }),
-    close: () => agent.destroy(),
-  };
-}
-
-type Client = ReturnType<typeof client>;
+type Client = KeptAliveClient;
 
 async function ok(c: Client, name: string, args?: unknown): Promise<any> {
   const answer = await c.post(name, args);
@@ -128,12 +90,6 @@ async function hashLoop(observer: Client, stop: () => boolean): Promise<{ latenc
   return { latencies, statuses };
 }
 
-const percentile = (values: number[], p: number) => {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-};
-
 const add = (into: Record<number, number>, from: Record<number, number>) => {
   for (const [status, count] of Object.entries(from)) into[Number(status)] = (into[Number(status)] ?? 0) + count;
 };
@@ -155,9 +111,9 @@ export async function stepFairnessScenario(rows: Row[], raw: Record<string, unkn
     { mode: 0o600 },
   );
   const bridge = await startBridgeProcess({ configDir: dir });
-  const god = client(bridge.url, GOD);
-  const player = client(bridge.url, PLAYER);
-  const observer = client(bridge.url, OBSERVER);
+  const god = keptAliveClient(bridge.url, GOD);
+  const player = keptAliveClient(bridge.url, PLAYER);
+  const observer = keptAliveClient(bridge.url, OBSERVER);
   try {
     const alive = await crowd(god, population);
     const savepoint = (await ok(god, 'savepoint', { label: 'crowded' })).id as number;
