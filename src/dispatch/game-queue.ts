@@ -1,6 +1,7 @@
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { busyFailure, mainThreadTimeoutFailure, type Failure, type Outcome } from '../errors/failures.ts';
 import { LIMITS, type Timings } from '../limits.ts';
+import { DepartedSweep } from './departed-sweep.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { ENTRY_EXPIRED, ENTRY_FREE, ENTRY_QUEUED, ENTRY_STARTED, kQueued, sharedNow, type SharedState } from '../shared/layout.ts';
 import type { ActionMessage, ActionReply, DispatcherPortMessage, EventBatch, Place, ProgressMessage } from '../shared/protocol.ts';
@@ -70,7 +71,7 @@ export class GameQueue {
   #nextId = 1;
   #closed = false;
   /** decisions §14: the look for clients gone, armed while an entry with a client is queued. */
-  #sweep: NodeJS.Timeout | null = null;
+  readonly #sweep = new DepartedSweep(() => this.#sweepDeparted());
 
   /**
    * `onEvents` gets the game's event batches (decisions §7): those an answer carries before the
@@ -123,7 +124,7 @@ export class GameQueue {
       Atomics.notify(this.#shared.control, kQueued);
       entry.timer = setTimeout(() => this.#onDeadline(entry), this.#timings.queueDeadlineMs);
       // One look at a time, armed by an entry that has a client (a look too many finds nothing: it only costs a timer).
-      if (client && this.#sweep === null) this.#armSweep();
+      if (client) this.#sweep.watch();
     });
   }
 
@@ -155,18 +156,12 @@ export class GameQueue {
     clearTimeout(limit);
   }
 
-  #armSweep(): void {
-    this.#sweep = setTimeout(() => this.#sweepDeparted(), LIMITS.departedSweepMs);
-    this.#sweep.unref();
-  }
-
   /**
    * decisions §14: an entry whose client has gone and that has not started is expired, as a late
    * one is (the same compare-and-swap, so the game thread skips it), and answered BUSY; it frees its
-   * slot with that answer. A look reads one flag per entry: armed again while one is still queued.
+   * slot with that answer. A look reads one flag per entry; true while one is still queued.
    */
-  #sweepDeparted(): void {
-    this.#sweep = null;
+  #sweepDeparted(): boolean {
     // Stryker disable next-line BooleanLiteral: a look too many finds nothing (it only costs a timer)
     let watching = false;
     for (const entry of this.#entries.values()) {
@@ -179,7 +174,7 @@ export class GameQueue {
         this.#answer(entry, busyFailure(DEPARTED_MESSAGE), sharedNow() - entry.enqueuedAt);
       }
     }
-    if (watching) this.#armSweep();
+    return watching;
   }
 
   /** decisions §14: a report of an entry still unanswered (the game thread's last ones may follow a backstop answer). */

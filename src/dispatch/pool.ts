@@ -6,6 +6,7 @@ import { moduleUrl } from '../shared/modules.ts';
 import { describeException, toFailure, type Outcome } from '../errors/bridge-error.ts';
 import { busyFailure, mainThreadTimeoutFailure } from '../errors/failures.ts';
 import { LIMITS, type Timings } from '../limits.ts';
+import { DepartedSweep } from './departed-sweep.ts';
 import type { CallerContext } from '../shared/caller.ts';
 import { sharedNow, type SharedState } from '../shared/layout.ts';
 import { TASK_DEPARTED, type BridgeInfo, type PoolHello, type PoolReply, type PoolRequest, type PoolTask, type PoolWorkerData } from '../shared/protocol.ts';
@@ -82,7 +83,7 @@ export class CommandPool {
    */
   readonly #clients: Array<Client | undefined> = [];
   readonly #departs: Array<((why: 'departed') => void) | undefined> = [];
-  #sweep: NodeJS.Timeout | null = null;
+  readonly #sweep = new DepartedSweep(() => this.#sweepDeparted());
   /** The tasks' handler backstops, one timer for all. */
   readonly #backstops: TimeoutQueue;
   #nextTaskId = 1;
@@ -182,7 +183,7 @@ export class CommandPool {
         if (client !== undefined && startedCell >= 0) {
           this.#clients[startedCell] = client;
           this.#departs[startedCell] = resolve;
-          if (this.#sweep === null) this.#armSweep();
+          this.#sweep.watch();
         }
         running.then(resolve, reject);
       });
@@ -227,24 +228,17 @@ export class CommandPool {
   }
 
   async destroy(): Promise<void> {
-    if (this.#sweep) clearTimeout(this.#sweep);
-    this.#sweep = null;
+    this.#sweep.stop();
     await this.#pool.destroy();
-  }
-
-  #armSweep(): void {
-    this.#sweep = setTimeout(() => this.#sweepDeparted(), LIMITS.departedSweepMs);
-    this.#sweep.unref();
   }
 
   /**
    * decisions §14: a task whose client has gone and that no worker has started is withdrawn: its
    * cell is claimed by compare-and-swap (the worker claims it the same way as it starts the task,
-   * so exactly one side wins) and its request answered now, which frees its slot. Armed again while
+   * so exactly one side wins) and its request answered now, which frees its slot. True while
    * a watched task has not started.
    */
-  #sweepDeparted(): void {
-    this.#sweep = null;
+  #sweepDeparted(): boolean {
     let watching = false;
     for (let cell = 0; cell < this.#clients.length; cell++) {
       const client = this.#clients[cell];
@@ -262,7 +256,7 @@ export class CommandPool {
         this.#departs[cell]?.('departed');
       }
     }
-    if (watching) this.#armSweep();
+    return watching;
   }
 }
 
