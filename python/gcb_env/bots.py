@@ -21,7 +21,7 @@ from ._spaces import CITY_STATS, Layout
 
 _STAT = {name: n for n, name in enumerate(CITY_STATS)}
 
-__all__ = ["Bot", "NoOp", "RandomLegal", "FirstSpawn", "RoundRobin", "GreedyChild", "Investor", "TunedGrow", "Aggressor", "Builder", "BOTS", "SCENARIO_BOTS", "make_bot"]
+__all__ = ["Bot", "NoOp", "RandomLegal", "FirstSpawn", "RoundRobin", "GreedyChild", "Investor", "TunedGrow", "Aggressor", "Builder", "Warlord", "TunedDuel", "BOTS", "SCENARIO_BOTS", "make_bot"]
 
 
 class Bot:
@@ -137,8 +137,10 @@ class ScenarioBot(Bot):
         return np.where(present, rows[:, _STAT["housing"]] - rows[:, _STAT["units"]], -1)
 
     def best_legal(self, kind: str, scores: np.ndarray, mask: np.ndarray) -> Optional[int]:
-        """The legal action `kind` at the anchor of highest score, or None."""
+        """The legal action `kind` at the anchor of highest score (never one scored -inf), or None."""
         for anchor in np.argsort(-scores, kind="stable"):
+            if scores[anchor] == -np.inf:
+                break
             action = self.legal(kind, int(anchor), mask)
             if action is not None:
                 return action
@@ -220,22 +222,66 @@ class Builder(ScenarioBot):
         return 0 if action is None else action
 
 
+class Warlord(ScenarioBot):
+    """duel: a family of strikers. Cure an own city with at least `heal_min` sick (0: never); strike a
+    rival city once no more than `strike_from` of the episode is left, the `target` one ("weakest":
+    fewest people, to take a city away; "strongest": most) among those with at least `strike_min`
+    people, with the first affordable of `weapons`;
+    otherwise an adult at the city with most room, when the favor left after it is at least `save`
+    (kept for the next strike). The tuned member (grid search on training seeds against every duel
+    opponent: python/bench/tune_duel.py) is the bot named `tuned_duel`."""
+
+    name = "warlord"
+    heal_min = 0
+    strike_from = 1.0
+    strike_min = 0.0
+    target = "weakest"
+    weapons: tuple[str, ...] = ("lightning", "plague")
+    save = 0.0
+    adult_price = 10.0
+
+    def choose(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        rows = self.city_rows(observation)
+        if self.heal_min > 0:
+            sick = rows[:, _STAT["sick"]].astype(float)
+            if sick.max() >= self.heal_min:
+                action = self.best_legal("bless", sick, mask)
+                if action is not None:
+                    return action
+        if self.time_left(observation) <= self.strike_from:
+            units = self.city_rows(observation, "rival_cities")[:, _STAT["units"]].astype(float)
+            present = self.part(observation, "rival_anchors").reshape(self.layout.anchors, 2)[:, 0] >= 0
+            scores = np.where(present & (units >= self.strike_min), -units if self.target == "weakest" else units, -np.inf)
+            for kind in self.weapons if np.isfinite(scores).any() else ():
+                action = self.best_legal(kind, scores, mask)
+                if action is not None:
+                    return action
+        favor = float(self.part(observation, "economy")[0])
+        if favor - self.adult_price >= self.save:
+            action = self.best_legal("adult", self.room(observation).astype(float), mask)
+            if action is not None:
+                return action
+        return 0
+
+
 def _member(base: type, name: str, **params) -> type:
     """A named member of a bot family: its parameters set."""
     return type(name.title().replace("_", ""), (base,), {"name": name, **params})
 
 
-# The tuned member of the Investor family (grid search on training seeds: python/bench/tune_grow.py).
+# The tuned member of the Investor family (grid search on training seeds: python/bench/tune.py --scenario grow).
 TunedGrow = _member(Investor, "tuned_grow", switch=0.04, bless=True, bless_min=16, poor=0.0)
+# The tuned member of the Warlord family (python/bench/tune.py --scenario duel).
+TunedDuel = _member(Warlord, "tuned_duel", weapons=("plague", "lightning"), strike_min=10.0, strike_from=1.0, heal_min=0, save=0.0)
 
 BOTS: dict[str, Callable[[Layout], Bot]] = {
-    bot.name: bot for bot in (NoOp, RandomLegal, FirstSpawn, RoundRobin, GreedyChild, Investor, TunedGrow, Aggressor, Builder)
+    bot.name: bot for bot in (NoOp, RandomLegal, FirstSpawn, RoundRobin, GreedyChild, Investor, TunedGrow, Aggressor, Builder, TunedDuel)
 }
 # The bots that play each scenario's fixed opponents and references (noop and random play every one).
 SCENARIO_BOTS: dict[str, tuple[str, ...]] = {
     "default": ("noop", "random", "first_spawn", "round_robin"),
     "grow": ("noop", "random", "greedy_child", "investor", "tuned_grow"),
-    "duel": ("noop", "random", "aggressor", "builder"),
+    "duel": ("noop", "random", "aggressor", "builder", "tuned_duel"),
 }
 
 

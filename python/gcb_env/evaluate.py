@@ -7,7 +7,7 @@ the win rate, with Wilson's interval).
 
 `--policy` (and `--baseline`) name a player:
 - `bot:NAME` (or NAME alone): a bot of gcb_env.bots (noop, random; default: first_spawn, round_robin;
-  grow: greedy_child, investor, tuned_grow; duel: aggressor, builder);
+  grow: greedy_child, investor, tuned_grow; duel: aggressor, builder, tuned_duel);
 - a file: a trained policy, read by gcb_env.policy.load_policy;
 - `MODULE:ATTR`: an importable callable `policy(observation, action_mask) -> action`, or a class
   whose instances are one (a gcb_env.bots.Bot subclass gets the env's Layout).
@@ -16,7 +16,9 @@ its seed alone: the world is made from it, and the players' generators are seede
 
 `--baseline` plays the same seeds against the same opponents, and the report adds the paired
 difference policy − baseline, per seed, with its 95% interval: when that interval excludes 0, the
-policy is better (or worse) than the baseline on these seeds beyond their noise.
+policy is better (or worse) than the baseline on these seeds beyond their noise. With several
+opponents the report ends with all of them at once: each seed's mean over the opponents, paired by
+seed (a seed's episodes share its world, so the seeds are the samples).
 
 The held-out seeds are HELD_OUT (10,000 to 10,049) unless `--seeds` says otherwise; training
 (gcb_env.baselines.ppo) never makes a world from them. The report is printed and, with `--json`,
@@ -247,6 +249,7 @@ def evaluate(
         result["episodes"] = episodes
         results.append(result)
     definition = SCENARIOS[scenario]
+    overall = _overall(results, baseline is not None) if len(results) > 1 else None
     return {
         "scenario": scenario,
         "description": definition.description,
@@ -260,7 +263,24 @@ def evaluate(
         "held_out": seeds == list(HELD_OUT),
         "seconds": time.perf_counter() - started,
         "results": results,
+        "overall": overall,
     }
+
+
+def _overall(results: Sequence[Mapping[str, Any]], paired: bool) -> dict[str, Any]:
+    """All the opponents at once: each seed's mean over the opponents, then the interval over the
+    seeds (a seed's episodes share its world, so the seeds, not the episodes, are the samples)."""
+    per_seed = np.mean([[e["return"] for e in r["episodes"]] for r in results], axis=0)
+    out: dict[str, Any] = {"opponents": [r["opponent"] for r in results], "policy": _summary(per_seed.tolist())}
+    if paired:
+        baseline = np.mean([[e["baseline_return"] for e in r["episodes"]] for r in results], axis=0)
+        out["baseline"] = _summary(baseline.tolist())
+        out["difference"] = _summary((per_seed - baseline).tolist())
+    if "win_rate" in results[0]:
+        out["win_rate"] = float(np.mean([r["win_rate"]["mean"] for r in results]))
+        if paired:
+            out["baseline_win_rate"] = float(np.mean([r["baseline_win_rate"]["mean"] for r in results]))
+    return out
 
 
 def _rate(wins: Sequence[float]) -> dict[str, Any]:
@@ -294,6 +314,14 @@ def format_report(report: Mapping[str, Any]) -> str:
             line += f"   win rate {_interval(result['win_rate'], 2)}"
             if "baseline_win_rate" in result:
                 line += f", baseline's {_interval(result['baseline_win_rate'], 2)}"
+        lines.append(line)
+    overall = report.get("overall")
+    if overall is not None:
+        line = f"{'all (by seed)':<14}{_interval(overall['policy']):<26}"
+        if report["baseline"] is not None:
+            line += f"{_interval(overall['baseline']):<30}{_interval(overall['difference']):<28}"
+        if "win_rate" in overall:
+            line += f"win rate {overall['win_rate']:.2f}" + (f", baseline's {overall['baseline_win_rate']:.2f}" if "baseline_win_rate" in overall else "")
         lines.append(line)
     lines.append(f"{report['seconds']:.0f} s")
     return "\n".join(lines)

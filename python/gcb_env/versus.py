@@ -31,8 +31,9 @@ LEARNER = "kingdom_0"
 
 
 class VersusEnv(gymnasium.Env):
-    """See the module's docstring. `opponent` names a bot of gcb_env.bots for every other kingdom;
-    the other arguments go to gcb_env.parallel_env."""
+    """See the module's docstring. `opponent` names a bot of gcb_env.bots for every other kingdom, or
+    several separated by commas, one of which (drawn at each reset from the env's generator) plays
+    the episode; the other arguments go to gcb_env.parallel_env."""
 
     metadata = {"render_modes": []}
 
@@ -43,7 +44,10 @@ class VersusEnv(gymnasium.Env):
         self.env_kwargs = dict(env_kwargs)
         self.env = gcb_env.parallel_env(**env_kwargs)
         self.layout: Layout = self.env.layout
-        self.opponents = {agent: bots.make_bot(opponent, self.layout) for agent in self.env.possible_agents if agent != LEARNER}
+        self.opponent_names = tuple(name.strip() for name in opponent.split(","))
+        others = [agent for agent in self.env.possible_agents if agent != LEARNER]
+        self._rosters = [{agent: bots.make_bot(name, self.layout) for agent in others} for name in self.opponent_names]
+        self.opponents = self._rosters[0]
         self.observation_space = self.env.observation_space(LEARNER)
         self.action_space = self.env.action_space(LEARNER)
         self._rng = np.random.default_rng()
@@ -57,6 +61,8 @@ class VersusEnv(gymnasium.Env):
             self._rng = np.random.default_rng(seed)
         world = (options or {}).get("world_seed")
         self.world_seed = int(world) if world is not None else int(self._rng.integers(*TRAINING_SEEDS))
+        if len(self._rosters) > 1:
+            self.opponents = self._rosters[int(self._rng.integers(len(self._rosters)))]
         self._observations, infos = self.env.reset(seed=self.world_seed)
         for n, bot in enumerate(self.opponents.values()):
             bot.reset(2 * self.world_seed + 1 + 2 * n)

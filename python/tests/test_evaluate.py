@@ -61,6 +61,14 @@ def test_report_is_the_same_every_time_and_pairs_by_seed(shared_bridge):
         assert result["difference"]["std"] == pytest.approx(np.std(differences, ddof=1))
     with pytest.raises(ValueError, match="its own bridge"):
         evaluate.evaluate("default", "noop", ["noop"], SEEDS, workers=2, env_options=options)
+    # All the opponents at once: each seed's mean over them, paired by seed.
+    overall = first["overall"]
+    assert overall["opponents"] == ["noop", "random"]
+    per_seed = np.mean([[e["return"] for e in r["episodes"]] for r in first["results"]], axis=0)
+    per_seed_baseline = np.mean([[e["baseline_return"] for e in r["episodes"]] for r in first["results"]], axis=0)
+    assert overall["policy"]["n"] == len(SEEDS) and overall["policy"]["mean"] == pytest.approx(per_seed.mean())
+    assert overall["difference"]["std"] == pytest.approx(np.std(per_seed - per_seed_baseline, ddof=1))
+    assert "all (by seed)" in evaluate.format_report(first)
     # The opponent plays the world's other kingdom: another opponent, other worlds.
     noop, random_ = first["results"]
     assert noop["opponent"] == "noop" and random_["opponent"] == "random"
@@ -190,6 +198,25 @@ def test_versus_env_draws_training_worlds_and_reports_episodes(shared_bridge):
         assert info["world_seed"] == first_world, "the same seed draws the same worlds"
         _, info = env.reset(options={"world_seed": 10_000})
         assert info["world_seed"] == 10_000
+    finally:
+        env.close()
+
+
+def test_versus_env_draws_its_opponent_from_several_at_each_reset(shared_bridge):
+    env = VersusEnv(opponent="noop,random,first_spawn", url=shared_bridge.url, tokens=shared_bridge.tokens, max_cycles=2)
+    try:
+        drawn = []
+        env.reset(seed=11)
+        for _ in range(12):
+            drawn.append(next(iter(env.opponents.values())).name)
+            env.reset()
+        assert set(drawn) == {"noop", "random", "first_spawn"}, drawn
+        env.reset(seed=11)
+        again = []
+        for _ in range(12):
+            again.append(next(iter(env.opponents.values())).name)
+            env.reset()
+        assert again == drawn, "one seed, one sequence of opponents"
     finally:
         env.close()
 

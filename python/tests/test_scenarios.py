@@ -210,3 +210,37 @@ def test_duel_bots_keep_to_the_mask_and_are_seeded(seeing_bridge):
             assert play_episode(env, 10_004, bot, opponent) == play_episode(env, 10_004, bot, opponent), name
     finally:
         env.close()
+
+
+def test_tuned_duel_strikes_a_crowded_rival_city_with_plague_first():
+    from gcb_env import bots
+    from gcb_env._spaces import CITY_STATS
+    from gcb_env.evaluate import SCENARIOS
+
+    layout = SCENARIOS["duel"].layout({})
+    bot = bots.make_bot("tuned_duel", layout)
+    s, k, width = layout.slices, layout.anchors, len(CITY_STATS)
+    units, housing = CITY_STATS.index("units"), CITY_STATS.index("housing")
+
+    def seen(rival_units, favor=60.0):
+        obs = np.zeros(layout.size, dtype=np.float32)
+        obs[s["time"]] = 1.0
+        obs[s["anchors"]] = [3, 3] + [-1, -1] * (k - 1)
+        obs[s["rival_anchors"]] = [5, 5, 6, 6] + [-1, -1] * (k - 2)
+        rival = np.zeros((k, width), dtype=np.float32)
+        rival[: len(rival_units), units] = rival_units
+        obs[s["rival_cities"]] = rival.ravel()
+        own = np.zeros((k, width), dtype=np.float32)
+        own[0, housing] = 20
+        obs[s["cities"]] = own.ravel()
+        obs[s["economy"]] = [favor, 60, 2]
+        return obs
+
+    everything = np.ones(layout.n_actions, dtype=np.int8)
+    # The rival's crowded city (at least strike_min people) takes plague; a thin one is left alone.
+    assert layout.action(bot(seen([4, 12]), everything)) == ("plague", 1)
+    without_plague = everything.copy()
+    without_plague[layout.index("plague", 1)] = 0
+    assert layout.action(bot(seen([4, 12]), without_plague)) == ("lightning", 1)
+    assert layout.action(bot(seen([4, 9]), everything)) == ("adult", 0), "no rival city is worth a strike: build"
+    assert bot(seen([4, 9], favor=5.0), everything) == 0, "too poor for an adult: wait"
