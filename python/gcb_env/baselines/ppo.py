@@ -45,7 +45,7 @@ from ..evaluate import SCENARIOS, play_episode, load_player
 from ..policy import load_policy, save_policy
 from ..versus import VersusEnv
 
-__all__ = ["Args", "Agent", "train", "load_policy", "VALIDATION_SEEDS"]
+__all__ = ["Args", "Agent", "RECIPES", "train", "load_policy", "VALIDATION_SEEDS"]
 
 VALIDATION_SEEDS = tuple(range(900_000, 900_010))
 
@@ -53,7 +53,7 @@ VALIDATION_SEEDS = tuple(range(900_000, 900_010))
 @dataclass
 class Args:
     scenario: str = "default"
-    opponent: str = "random"  # a bot, or several separated by commas: env i plays the (i mod n)-th
+    opponent: str = "random"  # a bot, or several separated by commas: each episode's is drawn from them
     envs: int = 2
     vector: str = "async"  # async (a process per env), ray (an actor per env) or inproc
     seed: int = 1
@@ -69,12 +69,36 @@ class Args:
     clip: float = 0.2
     ent_coef: float = 0.01
     vf_coef: float = 0.5
+    # Value clipping, as CleanRL's, holds the critic within `clip` of its last value: on returns in the
+    # hundreds that is a critic that barely moves, so it is off unless asked for.
+    clip_vloss: bool = False
+    reward_scale: float = 1.0  # rewards are multiplied by it for learning (the curve shows them unscaled)
     max_grad_norm: float = 0.5
     hidden: int = 128
     eval_every: int = 10  # updates between two validation runs (0: none)
-    eval_opponent: str = "random"
+    eval_opponent: str = "random"  # one bot, or several separated by commas
     out: str = "ppo.npz"
     max_cycles: Optional[int] = None  # shorter episodes than the scenario's
+    # Learning from a bot first: for the first `teacher_steps` env steps the bot `teacher` plays and
+    # the actor learns to imitate it (cross-entropy) while the critic learns its returns; PPO then
+    # improves on that start instead of on a random one.
+    teacher: str = ""
+    teacher_steps: int = 0
+
+
+# What each scenario's published baseline was trained with (docs/scenarios.md): `--recipe NAME` starts
+# from these, and flags given beside it override them.
+RECIPES: dict[str, dict[str, Any]] = {
+    "grow": dict(
+        scenario="grow", opponent="noop", eval_opponent="noop", envs=2, vector="async", total_steps=180_000, minutes=15.0,
+        teacher="bot:tuned_grow", teacher_steps=20_000, gamma=1.0, reward_scale=0.05,
+    ),
+    "duel": dict(
+        scenario="duel", opponent="noop,random,aggressor,builder,tuned_duel", eval_opponent="noop,random,aggressor,builder,tuned_duel",
+        envs=2, vector="async", total_steps=180_000, minutes=15.0, teacher="bot:tuned_duel", teacher_steps=20_000,
+        gamma=1.0, reward_scale=0.02, eval_every=25,
+    ),
+}
 
 
 def symlog(x: torch.Tensor) -> torch.Tensor:
@@ -128,7 +152,6 @@ class Vector:
     finished episodes); an env whose episode ended has already started the next."""
 
     def __init__(self, args: Args, env_kwargs: dict):
-        opponents = args.opponent.split(",")
         self.n = args.envs
         self.kind = args.vector
         if self.kind == "ray":
@@ -136,18 +159,18 @@ class Vector:
 
             ray_rollouts.init(num_cpus=max(2, self.n))
             self.actors = [
-                ray_rollouts.make_actors(1, env_kwargs, learner_opponent=opponents[i % len(opponents)], seed=args.seed + i)[0] for i in range(self.n)
+                ray_rollouts.make_actors(1, env_kwargs, learner_opponent=args.opponent, seed=args.seed + i)[0] for i in range(self.n)
             ]
         elif self.kind == "async":
             import gymnasium
 
             self.vec = gymnasium.vector.AsyncVectorEnv(
-                [_maker(opponents[i % len(opponents)], env_kwargs) for i in range(self.n)],
+                [_maker(args.opponent, env_kwargs) for _ in range(self.n)],
                 context="spawn",
                 autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP,
             )
         elif self.kind == "inproc":
-            self.envs = [VersusEnv(opponent=opponents[i % len(opponents)], **env_kwargs) for i in range(self.n)]
+            self.envs = [VersusEnv(opponent=args.opponent, **env_kwargs) for _ in range(self.n)]
         else:
             raise ValueError(f"vector must be async, ray or inproc, got {self.kind!r}")
         self.seed = args.seed
@@ -226,10 +249,11 @@ def _maker(opponent: str, env_kwargs: dict):
 
 
 def validate(path: Path, env: Any, layout: Any, opponent: str) -> float:
-    """The mean return of the saved (greedy) policy on the validation seeds."""
+    """The mean return of the saved (greedy) policy on the validation seeds, against each of the
+    opponents (comma-separated) in turn."""
     policy = load_policy(path)
-    rival = load_player(opponent, layout)
-    return float(np.mean([play_episode(env, seed, policy, rival)["return"] for seed in VALIDATION_SEEDS]))
+    rivals = [load_player(name, layout) for name in opponent.split(",")]
+    return float(np.mean([play_episode(env, seed, policy, rival)["return"] for rival in rivals for seed in VALIDATION_SEEDS]))
 
 
 # --- training ----------------------------------------------------------------------------------
@@ -262,13 +286,17 @@ def train(args: Args) -> dict[str, Any]:
     dones = torch.zeros((args.num_steps, args.envs))
     values = torch.zeros((args.num_steps, args.envs))
 
+    started = time.perf_counter()  # the budget counts the bridges' start too
     vector = Vector(args, env_kwargs)
+    teachers = [load_player(args.teacher, layout) for _ in range(args.envs)] if args.teacher and args.teacher_steps > 0 else []
+    for n, teacher in enumerate(teachers):
+        getattr(teacher, "reset", lambda seed: None)(args.seed + n)
     validation_env = gcb_env.parallel_env(**env_kwargs) if args.eval_every else None
     curve_path = out.with_suffix(".csv")
     best_path = out.with_name(out.stem + "-best" + out.suffix)
     best: Optional[float] = None
     rows: list[dict] = []
-    started = time.perf_counter()
+    last_update = 0.0
     steps = 0
     try:
         next_obs_np, next_mask_np = vector.reset()
@@ -276,23 +304,32 @@ def train(args: Args) -> dict[str, Any]:
         next_mask = torch.tensor(next_mask_np != 0)
         next_done = torch.zeros(args.envs)
         for update in range(1, updates + 1):
-            if args.minutes is not None and time.perf_counter() - started > 60 * args.minutes:
+            # Stop while the next update (as long as the last) still ends within the budget.
+            if args.minutes is not None and time.perf_counter() - started + last_update > 60 * args.minutes:
                 break
+            update_started = time.perf_counter()
             if args.anneal_lr:
                 optimiser.param_groups[0]["lr"] = (1.0 - (update - 1.0) / updates) * args.learning_rate
             finished: list[dict] = []
+            imitating = bool(teachers) and steps < args.teacher_steps
             for t in range(args.num_steps):
                 steps += args.envs
                 obs[t], masks[t], dones[t] = next_obs, next_mask, next_done
                 with torch.no_grad():
-                    action, logprob, _, value = agent.act(next_obs, next_mask)
+                    if imitating:
+                        shown = torch.tensor([int(teacher(o, m)) for teacher, o, m in zip(teachers, next_obs_np, next_mask_np)])
+                        action, logprob, _, value = agent.act(next_obs, next_mask, shown)
+                    else:
+                        action, logprob, _, value = agent.act(next_obs, next_mask)
                 actions[t], logprobs[t], values[t] = action, logprob, value
                 next_obs_np, next_mask_np, reward, done, episodes = vector.step(action.numpy())
                 finished.extend(episodes)
-                rewards[t] = torch.tensor(reward)
+                rewards[t] = torch.tensor(reward) * args.reward_scale
                 next_obs = torch.tensor(next_obs_np, dtype=torch.float32)
                 next_mask = torch.tensor(next_mask_np != 0)
                 next_done = torch.tensor(done, dtype=torch.float32)
+                for n in np.flatnonzero(done) if imitating else ():
+                    getattr(teachers[n], "reset", lambda seed: None)(args.seed + n + steps)
 
             with torch.no_grad():
                 next_value = agent.value(next_obs)
@@ -318,14 +355,22 @@ def train(args: Args) -> dict[str, Any]:
                 for start in range(0, batch, minibatch):
                     idx = order[start : start + minibatch]
                     _, new_logprob, entropy, new_value = agent.act(b_obs[idx], b_masks[idx], b_actions[idx])
-                    log_ratio = new_logprob - b_logprobs[idx]
-                    ratio = log_ratio.exp()
-                    clip_fractions.append(((ratio - 1.0).abs() > args.clip).float().mean().item())
-                    adv = b_advantages[idx]
-                    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-                    policy_loss = torch.max(-adv * ratio, -adv * torch.clamp(ratio, 1 - args.clip, 1 + args.clip)).mean()
-                    value_clipped = b_values[idx] + torch.clamp(new_value - b_values[idx], -args.clip, args.clip)
-                    value_loss = 0.5 * torch.max((new_value - b_returns[idx]) ** 2, (value_clipped - b_returns[idx]) ** 2).mean()
+                    if imitating:
+                        # The teacher's actions are the targets: cross-entropy, and no clipped ratio (they are off-policy).
+                        policy_loss = -new_logprob.mean()
+                        clip_fractions.append(0.0)
+                    else:
+                        log_ratio = new_logprob - b_logprobs[idx]
+                        ratio = log_ratio.exp()
+                        clip_fractions.append(((ratio - 1.0).abs() > args.clip).float().mean().item())
+                        adv = b_advantages[idx]
+                        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                        policy_loss = torch.max(-adv * ratio, -adv * torch.clamp(ratio, 1 - args.clip, 1 + args.clip)).mean()
+                    value_loss = (new_value - b_returns[idx]) ** 2
+                    if args.clip_vloss:
+                        value_clipped = b_values[idx] + torch.clamp(new_value - b_values[idx], -args.clip, args.clip)
+                        value_loss = torch.max(value_loss, (value_clipped - b_returns[idx]) ** 2)
+                    value_loss = 0.5 * value_loss.mean()
                     loss = policy_loss - args.ent_coef * entropy.mean() + args.vf_coef * value_loss
                     optimiser.zero_grad()
                     loss.backward()
@@ -341,6 +386,7 @@ def train(args: Args) -> dict[str, Any]:
                 "entropy": round(float(entropy.mean().detach()), 4),
                 "clip_fraction": round(float(np.mean(clip_fractions)), 4),
                 "eval_return": "",
+                "phase": "imitate" if imitating else "ppo",
             }
             if validation_env is not None and (update % args.eval_every == 0 or update == updates):
                 save(agent, out, args, layout, steps)
@@ -350,6 +396,7 @@ def train(args: Args) -> dict[str, Any]:
                     best = row["eval_return"]
                     shutil.copyfile(out, best_path)
             rows.append(row)
+            last_update = time.perf_counter() - update_started
             _write_curve(curve_path, rows)
             print(json.dumps(row), flush=True)
     finally:
@@ -375,6 +422,7 @@ def _write_curve(path: Path, rows: Sequence[dict]) -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m gcb_env.baselines.ppo", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--recipe", choices=sorted(RECIPES), help="start from a published baseline's settings (flags beside it override them)")
     for name, default in asdict(Args()).items():
         flag = "--" + name.replace("_", "-")
         if isinstance(default, bool):
@@ -383,7 +431,12 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
             parser.add_argument(flag, type=float if name == "minutes" else int, default=None)
         else:
             parser.add_argument(flag, type=type(default), default=default)
-    args = Args(**vars(parser.parse_args(argv)))
+    recipe = parser.parse_known_args(argv)[0].recipe
+    if recipe is not None:
+        parser.set_defaults(**RECIPES[recipe])
+    chosen = vars(parser.parse_args(argv))
+    chosen.pop("recipe")
+    args = Args(**chosen)
     if args.scenario not in SCENARIOS:
         parser.error(f"no scenario named {args.scenario!r}; the scenarios are {sorted(SCENARIOS)}")
     result = train(args)
