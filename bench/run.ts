@@ -20,6 +20,7 @@ import { transferFloodScenario } from './scenarios/transfer-flood.ts';
 import { pettingzooScenario } from './scenarios/pettingzoo.ts';
 import { researchScenario } from './scenarios/research.ts';
 import { stepFairnessScenario } from './scenarios/step-fairness.ts';
+import { learnScenario } from './scenarios/learn.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
 // --quick: every row, from shorter runs (1 s, as short as a run on a fresh bridge with no warm-up
@@ -406,6 +407,8 @@ if (want('pettingzoo')) await scenario('pettingzoo', () => pettingzooScenario(ro
 if (want('research')) await scenario('research', () => researchScenario(rows, raw, quick));
 if (want('step-fairness')) await scenario('step-fairness', () => stepFairnessScenario(rows, raw, quick ? 2 : Math.max(3, DURATION), quick));
 if (want('mcp')) await scenario('mcp', () => mcpScenario(rows, raw, quick));
+// About 35 minutes and torch: only when named.
+if (only?.has('learn')) await scenario('learn', () => learnScenario(rows, raw));
 raw.elapsedS = elapsedS;
 
 const machine = {

@@ -10,14 +10,31 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const PACKAGE = join(ROOT, 'python');
-const VENV = join(ROOT, '.build', 'python-venv');
-const PYTHON = join(VENV, process.platform === 'win32' ? 'Scripts' : 'bin', 'python');
-const DEPS_STAMP = join(VENV, 'gcb-deps.stamp');
-const PACKAGE_STAMP = join(VENV, 'gcb-package.stamp');
 // Beside the package's own dependencies: pytest, ray (the Ray actors test, python/tests/test_ray.py;
 // never torch), and setuptools to build the package without fetching a fresh copy of the build
 // backend on every install.
 const EXTRA = ['pytest>=7', 'ray>=2.9', 'setuptools>=61', 'wheel'];
+
+/**
+ * The two venvs: `test` is what npm test and the benchmark's env rows run in; `train` adds the
+ * package's [train] extra (torch CPU, matplotlib), what `npm run bench -- --only learn` trains in.
+ * Apart, so that npm test never installs torch (about 700 MB).
+ */
+const KINDS = {
+  test: { dir: 'python-venv', spec: PACKAGE },
+  train: { dir: 'train-venv', spec: `${PACKAGE}[train]` },
+};
+
+function paths(kind) {
+  const venv = join(ROOT, '.build', KINDS[kind].dir);
+  return {
+    venv,
+    python: join(venv, process.platform === 'win32' ? 'Scripts' : 'bin', 'python'),
+    depsStamp: join(venv, 'gcb-deps.stamp'),
+    packageStamp: join(venv, 'gcb-package.stamp'),
+    spec: KINDS[kind].spec,
+  };
+}
 
 /** Why the venv could not be made, in one line. */
 export class VenvError extends Error {}
@@ -51,20 +68,26 @@ function hashFiles(dir, hash) {
 const stamp = (path) => (existsSync(path) ? readFileSync(path, 'utf8') : '');
 
 /** What the venv's dependencies are made from: the interpreter, pyproject.toml and EXTRA. */
-function depsKeyOf(python) {
+function depsKeyOf(python, kind) {
   const version = run(python, ['-c', 'import sys; print(sys.executable, sys.version)'], `run ${python}`).trim();
   const pyproject = readFileSync(join(PACKAGE, 'pyproject.toml'));
-  return createHash('sha256').update(version).update(pyproject).update(EXTRA.join(' ')).digest('hex');
+  return createHash('sha256')
+    .update(version)
+    .update(pyproject)
+    .update(EXTRA.join(' '))
+    .update(kind === 'test' ? '' : kind)
+    .digest('hex');
 }
 
 /**
  * Whether the venv is made, its dependencies up to date, so that ensureVenv() at most reinstalls
  * the package (seconds) rather than making it again (about 2 minutes: numpy, gymnasium, pettingzoo).
  */
-export function venvMade() {
-  if (!existsSync(PYTHON) || !existsSync(DEPS_STAMP)) return false;
+export function venvMade(kind = 'test') {
+  const { python, depsStamp } = paths(kind);
+  if (!existsSync(python) || !existsSync(depsStamp)) return false;
   try {
-    return stamp(DEPS_STAMP) === depsKeyOf(process.env.GCB_PYTHON || 'python3');
+    return stamp(depsStamp) === depsKeyOf(process.env.GCB_PYTHON || 'python3', kind);
   } catch (err) {
     if (err instanceof VenvError) return false;
     throw err;
@@ -72,35 +95,38 @@ export function venvMade() {
 }
 
 /** The venv's python, made or brought up to date first; throws VenvError. `GCB_PYTHON` picks the interpreter. */
-export function ensureVenv() {
-  const python = process.env.GCB_PYTHON || 'python3';
-  const depsKey = depsKeyOf(python);
+export function ensureVenv(kind = 'test') {
+  const interpreter = process.env.GCB_PYTHON || 'python3';
+  const { venv, python, depsStamp, packageStamp, spec } = paths(kind);
+  const depsKey = depsKeyOf(interpreter, kind);
   const pyproject = readFileSync(join(PACKAGE, 'pyproject.toml'));
-  if (stamp(DEPS_STAMP) !== depsKey || !existsSync(PYTHON)) {
-    rmSync(VENV, { recursive: true, force: true });
-    run(python, ['-m', 'venv', VENV], `make a virtual environment (${python} -m venv)`);
-    run(PYTHON, ['-m', 'pip', 'install', '--quiet', ...EXTRA, PACKAGE], 'install the Python packages (pip install ./python pytest)');
-    writeFileSync(DEPS_STAMP, depsKey);
-    rmSync(PACKAGE_STAMP, { force: true });
+  if (stamp(depsStamp) !== depsKey || !existsSync(python)) {
+    rmSync(venv, { recursive: true, force: true });
+    run(interpreter, ['-m', 'venv', venv], `make a virtual environment (${interpreter} -m venv)`);
+    run(python, ['-m', 'pip', 'install', '--quiet', ...EXTRA, spec], `install the Python packages (pip install ${relative(ROOT, spec)} pytest)`);
+    writeFileSync(depsStamp, depsKey);
+    rmSync(packageStamp, { force: true });
   }
   const packageKey = hashFiles(join(PACKAGE, 'gcb_env'), createHash('sha256')).update(pyproject).digest('hex');
-  if (stamp(PACKAGE_STAMP) !== packageKey) {
+  if (stamp(packageStamp) !== packageKey) {
     run(
-      PYTHON,
+      python,
       ['-m', 'pip', 'install', '--quiet', '--no-deps', '--no-build-isolation', '--force-reinstall', PACKAGE],
       'install the package (pip install ./python)',
     );
-    writeFileSync(PACKAGE_STAMP, packageKey);
+    writeFileSync(packageStamp, packageKey);
   }
-  return PYTHON;
+  return python;
 }
 
-// `node scripts/python-venv.mjs [--if-made]`: make the venv and print its python (the benchmark runs
-// it so). --if-made: only if the venv is made already (at most the package is reinstalled); else
-// print nothing and build nothing (`npm run bench -- --quick` must not spend minutes on it).
+// `node scripts/python-venv.mjs [--if-made] [--train]`: make the venv and print its python (the
+// benchmark runs it so). --if-made: only if the venv is made already (at most the package is
+// reinstalled); else print nothing and build nothing (`npm run bench -- --quick` must not spend
+// minutes on it). --train: the training venv instead.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const kind = process.argv.includes('--train') ? 'train' : 'test';
   try {
-    if (!process.argv.includes('--if-made') || venvMade()) process.stdout.write(`${ensureVenv()}\n`);
+    if (!process.argv.includes('--if-made') || venvMade(kind)) process.stdout.write(`${ensureVenv(kind)}\n`);
   } catch (err) {
     if (!(err instanceof VenvError)) throw err;
     process.stderr.write(`python-venv: ${err.message}\n`);
