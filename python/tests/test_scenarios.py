@@ -244,3 +244,31 @@ def test_tuned_duel_strikes_a_crowded_rival_city_with_plague_first():
     assert layout.action(bot(seen([4, 12]), without_plague)) == ("lightning", 1)
     assert layout.action(bot(seen([4, 9]), everything)) == ("adult", 0), "no rival city is worth a strike: build"
     assert bot(seen([4, 9], favor=5.0), everything) == 0, "too poor for an adult: wait"
+
+
+@pytest.mark.parametrize("scenario", ["grow", "duel"])
+def test_the_published_baseline_plays_its_published_episodes(request, scenario):
+    """The policy file in docs/baselines, loaded with numpy alone, plays the first held-out seeds'
+    episodes of its published report again: the same returns and the same final world hashes."""
+    import json
+    from pathlib import Path
+
+    from gcb_env import bots
+    from gcb_env.evaluate import play_episode
+    from gcb_env.policy import load_policy
+
+    folder = Path(__file__).resolve().parents[2] / "docs" / "baselines"
+    report = json.loads((folder / f"eval-{scenario}-ppo-seed1.json").read_text())
+    policy = load_policy(folder / f"ppo-{scenario}-seed1.npz")
+    # Each scenario's own intel: duel's players see everything, grow's do not.
+    bridge = request.getfixturevalue("seeing_bridge" if scenario == "duel" else "shared_bridge")
+    env = bridge.parallel_env(scenario=scenario)
+    try:
+        layout = env.unwrapped.layout
+        for result in report["results"][:2]:
+            opponent = bots.make_bot(result["opponent"], layout)
+            for published in result["episodes"][:2]:
+                episode = play_episode(env, published["seed"], policy, opponent)
+                assert (episode["return"], episode["hash"]) == (published["return"], published["hash"]), (result["opponent"], published["seed"])
+    finally:
+        env.close()

@@ -1,6 +1,6 @@
 """The learning curve of one or more PPO runs as a PNG: return by env steps, the training episodes'
 (thin) and the validation seeds' (thick), one colour per run, with the references (bots' mean
-returns on the same validation seeds) as dashed lines.
+returns on the same validation seeds) as dashed lines, and the steps spent imitating a bot shaded.
 
     python -m gcb_env.baselines.plot ppo-1.csv ppo-2.csv --reference round_robin=227.2 --out docs/learning-curve.png
 """
@@ -13,17 +13,23 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 
+SMOOTH = 20
+
+
 def read_curve(path: Path) -> dict[str, list[float]]:
     steps, train, eval_steps, evals = [], [], [], []
+    imitated = 0.0
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
+            if row.get("phase") == "imitate":
+                imitated = float(row["steps"])
             if row["train_return"] != "":
                 steps.append(float(row["steps"]))
                 train.append(float(row["train_return"]))
             if row["eval_return"] != "":
                 eval_steps.append(float(row["steps"]))
                 evals.append(float(row["eval_return"]))
-    return {"steps": steps, "train": train, "eval_steps": eval_steps, "eval": evals}
+    return {"steps": steps, "train": train, "eval_steps": eval_steps, "eval": evals, "imitated": imitated}
 
 
 def plot(curves: Sequence[Path], references: dict[str, float], out: Path, title: str) -> Path:
@@ -37,7 +43,11 @@ def plot(curves: Sequence[Path], references: dict[str, float], out: Path, title:
     for n, path in enumerate(curves):
         curve = read_curve(path)
         colour = colours[n % len(colours)]
-        axes.plot(curve["steps"], curve["train"], color=colour, alpha=0.35, linewidth=1, label=f"{path.stem}: training episodes")
+        if curve["imitated"] and n == 0:
+            axes.axvspan(0, curve["imitated"], color="0.85", alpha=0.5, linewidth=0, label="imitating the tuned bot")
+        # One update's few episodes are noise: the mean of the last SMOOTH updates' shows the trend.
+        smooth = [sum(curve["train"][max(0, i - SMOOTH + 1) : i + 1]) / len(curve["train"][max(0, i - SMOOTH + 1) : i + 1]) for i in range(len(curve["train"]))]
+        axes.plot(curve["steps"], smooth, color=colour, alpha=0.45, linewidth=1, label=f"{path.stem}: training episodes (mean of {SMOOTH} updates)")
         axes.plot(curve["eval_steps"], curve["eval"], color=colour, linewidth=2.2, marker="o", markersize=3, label=f"{path.stem}: validation seeds (greedy)")
     for n, (name, value) in enumerate(sorted(references.items(), key=lambda item: -item[1])):
         axes.axhline(value, color="0.3", linestyle="--", linewidth=1)

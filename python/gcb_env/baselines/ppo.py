@@ -48,6 +48,8 @@ from ..versus import VersusEnv
 __all__ = ["Args", "Agent", "RECIPES", "train", "load_policy", "VALIDATION_SEEDS"]
 
 VALIDATION_SEEDS = tuple(range(900_000, 900_010))
+# What the end of a run takes, reserved within --minutes: two bridges stopping, the files written.
+CLOSING_S = 5.0
 
 
 @dataclass
@@ -304,8 +306,9 @@ def train(args: Args) -> dict[str, Any]:
         next_mask = torch.tensor(next_mask_np != 0)
         next_done = torch.zeros(args.envs)
         for update in range(1, updates + 1):
-            # Stop while the next update (as long as the last) still ends within the budget.
-            if args.minutes is not None and time.perf_counter() - started + last_update > 60 * args.minutes:
+            # Stop while the next update (as long as the last) and the closing (the envs' bridges
+            # stop, the files are written: CLOSING_S at most) still end within the budget.
+            if args.minutes is not None and time.perf_counter() - started + last_update + CLOSING_S > 60 * args.minutes:
                 break
             update_started = time.perf_counter()
             if args.anneal_lr:
