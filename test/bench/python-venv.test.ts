@@ -22,3 +22,12 @@ t.test('without it, the venv is made, so an interpreter that cannot make one is 
   t.equal(full.status, 1);
   t.match(full.stderr, /could not run \/nonexistent\/python3/);
 });
+
+t.test('--train with --if-made makes nothing either; --train alone makes the training venv', async (t) => {
+  const quick = run('--train', '--if-made');
+  t.equal(quick.status, 0);
+  t.equal(quick.stdout, '');
+  const full = run('--train');
+  t.equal(full.status, 1);
+  t.match(full.stderr, /could not run \/nonexistent\/python3/);
+});
