@@ -38,7 +38,7 @@ def plot(curves: Sequence[Path], references: dict[str, float], out: Path, title:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(figsize=(8, 4.5), dpi=100)
+    figure, axes = plt.subplots(figsize=(8, 5.5), dpi=100)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for n, path in enumerate(curves):
         curve = read_curve(path)
@@ -55,7 +55,8 @@ def plot(curves: Sequence[Path], references: dict[str, float], out: Path, title:
     axes.set_xlabel("env steps (cycles of kingdom_0)")
     axes.set_ylabel("return")
     axes.set_title(title)
-    axes.legend(fontsize=8, loc="lower right")
+    # Below the axes: inside, it hid the dips it is there to explain.
+    axes.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False)
     axes.grid(alpha=0.3)
     figure.tight_layout()
     figure.savefig(out)
