@@ -41,7 +41,7 @@ import torch
 from torch import nn
 from torch.distributions.categorical import Categorical
 
-from ..evaluate import SCENARIOS, play_episode, load_player
+from ..evaluate import SCENARIOS, load_player, play_episode, reset_player
 from ..policy import load_policy, save_policy
 from ..versus import VersusEnv
 
@@ -292,7 +292,7 @@ def train(args: Args) -> dict[str, Any]:
     vector = Vector(args, env_kwargs)
     teachers = [load_player(args.teacher, layout) for _ in range(args.envs)] if args.teacher and args.teacher_steps > 0 else []
     for n, teacher in enumerate(teachers):
-        getattr(teacher, "reset", lambda seed: None)(args.seed + n)
+        reset_player(teacher, args.seed + n)
     validation_env = gcb_env.parallel_env(**env_kwargs) if args.eval_every else None
     curve_path = out.with_suffix(".csv")
     best_path = out.with_name(out.stem + "-best" + out.suffix)
@@ -332,7 +332,7 @@ def train(args: Args) -> dict[str, Any]:
                 next_mask = torch.tensor(next_mask_np != 0)
                 next_done = torch.tensor(done, dtype=torch.float32)
                 for n in np.flatnonzero(done) if imitating else ():
-                    getattr(teachers[n], "reset", lambda seed: None)(args.seed + n + steps)
+                    reset_player(teachers[n], args.seed + n + steps)
 
             with torch.no_grad():
                 next_value = agent.value(next_obs)
