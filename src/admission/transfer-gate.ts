@@ -81,7 +81,8 @@ export class TransferGate {
     const agent = this.#agents.get(agentId);
     if (agent === undefined) return 0;
     const now = this.clock.now();
-    return Math.max(now, agent.restUntil) + agent.untimed * this.#msPerByte - now;
+    // The rest left, then the untimed bytes: never now + x − now, whose rounding can give more than x.
+    return Math.max(0, agent.restUntil - now) + agent.untimed * this.#msPerByte;
   }
 
   /**
