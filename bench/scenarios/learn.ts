@@ -49,7 +49,7 @@ export async function learnScenario(rows: Row[], raw: Record<string, unknown>): 
   const outDir = mkdtempSync(join(tmpdir(), 'gcb-learn-'));
   const results: LearnResult[] = [];
   for (const scenario of SCENARIOS) {
-    // The training's progress goes to stderr line by line; the result is the last line of stdout.
+    // Stdout holds the training's progress, a JSON row per update, then the result as its last line.
     const out = run(python, ['python/bench/learn.py', '--scenario', scenario, '--seed', '1', '--out-dir', outDir]);
     const result = JSON.parse(out.trim().split('\n').at(-1)!) as LearnResult;
     results.push(result);

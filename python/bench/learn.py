@@ -17,7 +17,6 @@ from pathlib import Path
 from gcb_env.baselines.ppo import RECIPES, Args, train
 from gcb_env.evaluate import SCENARIOS, evaluate
 
-TUNED = {"grow": "bot:tuned_grow", "duel": "bot:tuned_duel"}
 # grow's two kingdoms never meet, so its opponent changes nothing but the world's shared randomness:
 # the no-op, as its reference table. duel: every fixed opponent.
 OPPONENTS = {"grow": ("noop",), "duel": None}
@@ -64,7 +63,8 @@ def main() -> None:
     for which, path in (("best", trained["best"]), ("last", trained["out"])):
         if path is None:
             continue
-        report = evaluate(options.scenario, path, opponents, baseline=TUNED[options.scenario], workers=options.workers)
+        # The tuned bot a recipe imitates first is the one it is measured against.
+        report = evaluate(options.scenario, path, opponents, baseline=recipe["teacher"], workers=options.workers)
         Path(path).with_suffix(".eval.json").write_text(json.dumps(report, indent=1))
         result["policies"][which] = {"file": path, **headline(report)}
     print(json.dumps(result))
